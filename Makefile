@@ -1,0 +1,31 @@
+# Two commands from a fresh clone: `make run` and `make test`. Everything else is set up here.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck unit proto bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/arena play --players 4 --seed 7
+
+test: lint typecheck unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check arena tests sample_bots
+	$(BIN)/ruff format --check arena tests sample_bots
+
+typecheck: $(STAMP)
+	$(BIN)/mypy arena
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

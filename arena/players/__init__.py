@@ -1,0 +1,31 @@
+"""Who decides: the `Player` interface the driver asks, the built-in strategies, and the driver."""
+
+from arena.players.base import Fault, FaultKind, Player, PlayerFault
+from arena.players.driver import GameResult, play_game
+from arena.players.strategies import (
+    BUILTIN,
+    FALLBACK,
+    Highest,
+    LocalPlayer,
+    Lowest,
+    Random,
+    Strategy,
+    cheapest_row,
+)
+
+__all__ = [
+    "BUILTIN",
+    "FALLBACK",
+    "Fault",
+    "FaultKind",
+    "GameResult",
+    "Highest",
+    "LocalPlayer",
+    "Lowest",
+    "Player",
+    "PlayerFault",
+    "Random",
+    "Strategy",
+    "cheapest_row",
+    "play_game",
+]

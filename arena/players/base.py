@@ -1,0 +1,88 @@
+"""The one interface the engine's driver talks to, and the faults a player can commit.
+
+A player is anything that answers the three decisions: an in-process strategy or a remote bot.
+Both look alike to the driver because the interface is async.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
+
+
+class FaultKind(StrEnum):
+    """Every way a player can fail a decision; each has a defined outcome (the fallback)."""
+
+    TIMEOUT = "timeout"
+    """No answer within the deadline."""
+    CRASHED = "crashed"
+    """The bot's process died or its connection dropped."""
+    NOT_CONNECTED = "not-connected"
+    """The bot never connected (or not within the start-up timeout)."""
+    MALFORMED = "malformed"
+    """An answer that is not an answer to this request (wrong kind, wrong request id)."""
+    ILLEGAL = "illegal"
+    """A card not in hand, a row that does not exist, a draft card not on the table."""
+    DISQUALIFIED = "disqualified"
+    """Too many faults: the fallback plays for the bot from now on."""
+
+
+class PlayerFault(Exception):
+    """Raised by a player that could not give an answer; the driver records it and falls back."""
+
+    def __init__(self, kind: FaultKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One recorded fault, and where in the game it happened."""
+
+    seat: int
+    """The faulting seat."""
+    kind: FaultKind
+    """What went wrong."""
+    decision: Decision
+    """The decision that was being asked."""
+    round: int
+    """The round, counting from 0."""
+    turn: int
+    """The turn, counting from 0."""
+    message: str
+    """What happened, for the bot's author."""
+
+
+class Player(ABC):
+    """One seat's decision maker. The events are optional notifications and must not block."""
+
+    @abstractmethod
+    async def choose_card(self, view: View) -> int:
+        """The card to play this turn."""
+
+    @abstractmethod
+    async def choose_row(self, view: View) -> int:
+        """The row to take, 0 to 3, when this seat's card is lower than every row end."""
+
+    @abstractmethod
+    async def choose_draft(self, view: View) -> int:
+        """The face-up card to take into the hand (professional draft)."""
+
+    def game_started(self, seat: int, settings: Settings) -> None:
+        """The game begins; this player sits at `seat`."""
+
+    def turn_revealed(self, turn: TurnRecord) -> None:
+        """A turn's cards were revealed and placed."""
+
+    def round_ended(self, record: RoundRecord, totals: tuple[int, ...]) -> None:
+        """A round ended; `totals` are the game totals after it."""
+
+    def game_ended(self, totals: tuple[int, ...], winners: tuple[int, ...]) -> None:
+        """The game ended."""
+
+    def faulted(self, fault: Fault) -> None:
+        """This player committed `fault`; the fallback decided instead."""

@@ -1,0 +1,56 @@
+"""The rules of 6 nimmt!, pure: no I/O, no clock, no global random state.
+
+Everything a reader needs to find a rule: cards and bullheads in `cards`, placement and the turn
+in `round`, the game loop and dealing in `game`, what a seat may see in `views`, the record in
+`record`, the one error family in `errors`.
+"""
+
+from arena.rules.cards import (
+    BULLHEADS,
+    DECK_SIZE,
+    HAND_SIZE,
+    ROW_COUNT,
+    ROW_LIMIT,
+    bullheads,
+    penalty,
+)
+from arena.rules.errors import Decision, IllegalDecisionError, InvalidSettingsError, RulesError
+from arena.rules.game import Game, deal, replay, winners
+from arena.rules.record import GameRecord, Placement, RoundRecord, TurnRecord
+from arena.rules.round import Phase, Round, check_card, check_draft, check_row, row_for
+from arena.rules.settings import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
+from arena.rules.views import Rows, View
+
+__all__ = [
+    "BULLHEADS",
+    "DECK_SIZE",
+    "HAND_SIZE",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "ROW_COUNT",
+    "ROW_LIMIT",
+    "Decision",
+    "Game",
+    "GameRecord",
+    "IllegalDecisionError",
+    "InvalidSettingsError",
+    "Phase",
+    "Placement",
+    "Round",
+    "RoundRecord",
+    "Rows",
+    "RulesError",
+    "Settings",
+    "TurnRecord",
+    "Variant",
+    "View",
+    "bullheads",
+    "check_card",
+    "check_draft",
+    "check_row",
+    "deal",
+    "penalty",
+    "replay",
+    "row_for",
+    "winners",
+]

@@ -1,0 +1,131 @@
+"""The record of a game: enough to replay it and re-check every result."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from arena.rules.cards import penalty
+from arena.rules.settings import Settings, Variant
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One revealed card put on the table."""
+
+    seat: int
+    """Whose card it is."""
+    card: int
+    """The card."""
+    row: int
+    """The row it went to, 0-based."""
+    taken: tuple[int, ...]
+    """The cards its player took (rule 3 or 4); empty when none."""
+    chosen: bool
+    """True when the card was too low and its player chose the row (rule 4)."""
+
+    @property
+    def bullheads(self) -> int:
+        """What the player took with this card."""
+        return penalty(self.taken)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One turn: the cards revealed together, then placed lowest first."""
+
+    cards: tuple[int, ...]
+    """The card each seat played, by seat."""
+    placements: tuple[Placement, ...]
+    """What happened to each card, in the order they were placed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One round from its set-up to its scores."""
+
+    rows: tuple[int, ...]
+    """The 4 cards that started the rows, row 0 first."""
+    hands: tuple[tuple[int, ...], ...]
+    """Each seat's 10 cards at the start of play (after the draft, in the draft variant)."""
+    picks: tuple[int, ...]
+    """Draft variant: the cards in the order they were picked; empty otherwise."""
+    first_picker: int
+    """Draft variant: the seat that picked first (then seat order); 0 otherwise."""
+    turns: tuple[TurnRecord, ...]
+    """The 10 turns."""
+    penalties: tuple[int, ...]
+    """Bullheads each seat took this round."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished game."""
+
+    settings: Settings
+    """The rules it was played under."""
+    rotation: int
+    """Seat rotation of the deal: seat s got the hand dealt to seat (s + rotation) mod players."""
+    rounds: tuple[RoundRecord, ...]
+    """Every round, in order."""
+    totals: tuple[int, ...]
+    """Each seat's bullheads over the game."""
+    winners: tuple[int, ...]
+    """The seats with the fewest bullheads (all of them on a tie)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form; `from_dict` reads it back to an equal record."""
+        return asdict(self)
+
+    def to_json(self) -> str:
+        """One line of JSON, the same bytes for the same game."""
+        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """Rebuild a record written by `to_dict` (or read back from JSON)."""
+        settings = data["settings"]
+        return cls(
+            settings=Settings(
+                players=settings["players"],
+                variant=Variant(settings["variant"]),
+                end_score=settings["end_score"],
+                max_rounds=settings["max_rounds"],
+            ),
+            rotation=data["rotation"],
+            rounds=tuple(_round_from_dict(r) for r in data["rounds"]),
+            totals=tuple(data["totals"]),
+            winners=tuple(data["winners"]),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """Rebuild a record from `to_json`'s output."""
+        return cls.from_dict(json.loads(text))
+
+
+def _round_from_dict(data: dict[str, Any]) -> RoundRecord:
+    return RoundRecord(
+        rows=tuple(data["rows"]),
+        hands=tuple(tuple(hand) for hand in data["hands"]),
+        picks=tuple(data["picks"]),
+        first_picker=data["first_picker"],
+        turns=tuple(
+            TurnRecord(
+                cards=tuple(turn["cards"]),
+                placements=tuple(
+                    Placement(
+                        seat=p["seat"],
+                        card=p["card"],
+                        row=p["row"],
+                        taken=tuple(p["taken"]),
+                        chosen=p["chosen"],
+                    )
+                    for p in turn["placements"]
+                ),
+            )
+            for turn in data["turns"]
+        ),
+        penalties=tuple(data["penalties"]),
+    )

@@ -1,0 +1,268 @@
+"""One round as a state machine: the draft (if any), then 10 simultaneous turns.
+
+The round never asks anyone anything: it says which decision it waits for (`phase`, `deciders`),
+shows each seat its `view`, and takes the answers. Drivers above it do the asking, so the same
+round serves in-process strategies, remote bots and replays of a record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from arena.rules.cards import BULLHEADS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
+from arena.rules.errors import Decision, IllegalDecisionError
+from arena.rules.record import Placement, RoundRecord, TurnRecord
+from arena.rules.settings import Settings, Variant
+from arena.rules.views import Rows, View
+
+
+class Phase(Enum):
+    """What a round (or game) waits for next."""
+
+    DRAFT = Decision.DRAFT
+    """One seat picks a face-up card."""
+    CARDS = Decision.CARD
+    """Every seat picks a card to play, all at once."""
+    ROW = Decision.ROW
+    """One seat, whose card is too low, picks a row to take."""
+    OVER = None
+    """Nothing: the round (or game) is over."""
+
+
+def row_for(rows: Rows | Sequence[Sequence[int]], card: int) -> int | None:
+    """Rules 1 and 2: the row a card must follow; None when it is below every row end (rule 4)."""
+    best: int | None = None
+    best_end = 0
+    for index, row in enumerate(rows):
+        end = row[-1]
+        if best_end < end < card:
+            best, best_end = index, end
+    return best
+
+
+def check_card(seat: int, hand: Sequence[int], card: object) -> int:
+    """The card, if the seat may play it (it holds it); raises IllegalDecisionError otherwise."""
+    if type(card) is not int or card not in hand:
+        raise IllegalDecisionError(seat, Decision.CARD, card, f"not in the hand {tuple(hand)}")
+    return card
+
+
+def check_row(seat: int, row: object) -> int:
+    """The row, if it exists; raises IllegalDecisionError otherwise."""
+    if type(row) is not int or not 0 <= row < ROW_COUNT:
+        raise IllegalDecisionError(
+            seat, Decision.ROW, row, f"rows are numbered 0 to {ROW_COUNT - 1}"
+        )
+    return row
+
+
+def check_draft(seat: int, table: Sequence[int], card: object) -> int:
+    """The card, if it lies face up on the draft table; raises IllegalDecisionError otherwise."""
+    if type(card) is not int or card not in table:
+        raise IllegalDecisionError(seat, Decision.DRAFT, card, f"not on the table {tuple(table)}")
+    return card
+
+
+class Round:
+    """One round of play. Build it with `dealt` or `drafted`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        index: int,
+        totals: Sequence[int],
+        rows: Sequence[int],
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int] = (),
+        first_picker: int = 0,
+    ) -> None:
+        players = settings.players
+        self.settings = settings
+        self.index = index
+        self._totals = tuple(totals)
+        self._hands: list[list[int]] = [sorted(hand) for hand in hands]
+        self._rows: list[list[int]] = [[card] for card in rows]
+        self._table = sorted(table)
+        self._first_picker = first_picker
+        self._picks: list[int] = []
+        self._dealt: tuple[tuple[int, ...], ...] = ()
+        self._start_rows: tuple[int, ...] = tuple(rows)
+        self._penalties = [0] * players
+        self._turns: list[TurnRecord] = []
+        self._played: list[tuple[int, ...]] = []
+        # The turn being resolved: its cards by seat, what is still to place, what was placed.
+        self._cards: tuple[int, ...] = ()
+        self._queue: list[tuple[int, int]] = []
+        self._placements: list[Placement] = []
+        if self._table:
+            self.phase = Phase.DRAFT
+        else:
+            self._start_play()
+
+    @classmethod
+    def dealt(
+        cls,
+        settings: Settings,
+        index: int,
+        totals: Sequence[int],
+        rows: Sequence[int],
+        hands: Sequence[Sequence[int]],
+    ) -> Round:
+        """A round whose hands and rows were dealt (the standard and professional variants)."""
+        if len(rows) != ROW_COUNT or len(hands) != settings.players:
+            raise ValueError(f"a deal needs {ROW_COUNT} rows and {settings.players} hands")
+        if any(len(hand) != HAND_SIZE for hand in hands):
+            raise ValueError(f"every hand is dealt {HAND_SIZE} cards")
+        return cls(settings, index, totals, rows, hands)
+
+    @classmethod
+    def drafted(
+        cls, settings: Settings, index: int, totals: Sequence[int], first_picker: int
+    ) -> Round:
+        """A round of the professional draft: every card in play lies face up to be picked."""
+        table = range(1, settings.deck_size + 1)
+        hands: list[list[int]] = [[] for _ in range(settings.players)]
+        return cls(settings, index, totals, (), hands, table, first_picker)
+
+    # -- what the round waits for -------------------------------------------------------------
+
+    @property
+    def deciders(self) -> tuple[int, ...]:
+        """The seats whose decision the round waits for (every seat for CARDS)."""
+        if self.phase is Phase.CARDS:
+            return tuple(range(self.settings.players))
+        if self.phase is Phase.DRAFT:
+            return ((self._first_picker + len(self._picks)) % self.settings.players,)
+        if self.phase is Phase.ROW:
+            return (self._queue[0][1],)
+        return ()
+
+    def view(self, seat: int) -> View:
+        """What `seat` knows now; other hands only in the draft variant, where they are public."""
+        public_hands = self.settings.variant is Variant.PROFESSIONAL_DRAFT
+        return View(
+            settings=self.settings,
+            seat=seat,
+            round=self.index,
+            turn=len(self._turns),
+            hand=tuple(self._hands[seat]),
+            rows=tuple(tuple(row) for row in self._rows),
+            penalties=tuple(self._penalties),
+            totals=self._totals,
+            played=tuple(self._played),
+            revealed=self._cards if self.phase is Phase.ROW else (),
+            table=tuple(self._table),
+            hands=tuple(tuple(hand) for hand in self._hands) if public_hands else (),
+        )
+
+    # -- decisions ---------------------------------------------------------------------------------
+
+    def draft(self, card: object) -> None:
+        """The picking seat takes `card` from the table."""
+        self._expect(Phase.DRAFT)
+        seat = self.deciders[0]
+        card = check_draft(seat, self._table, card)
+        self._table.remove(card)
+        self._hands[seat].append(card)
+        self._hands[seat].sort()
+        self._picks.append(card)
+        if len(self._table) == ROW_COUNT:
+            self._rows = [[card] for card in self._table]
+            self._start_rows = tuple(self._table)
+            self._table = []
+            self._start_play()
+
+    def play(self, cards: Sequence[object]) -> TurnRecord | None:
+        """Every seat's card this turn, by seat: revealed together, then placed lowest first.
+
+        Returns the finished turn, or None while a seat must still choose a row.
+        """
+        self._expect(Phase.CARDS)
+        if len(cards) != self.settings.players:
+            raise ValueError(f"expected {self.settings.players} cards, got {len(cards)}")
+        # Check every card before changing anything, so an illegal one leaves the round as it was.
+        checked = tuple(
+            check_card(seat, self._hands[seat], card) for seat, card in enumerate(cards)
+        )
+        for seat, card in enumerate(checked):
+            self._hands[seat].remove(card)
+        self._cards = checked
+        self._queue = sorted((card, seat) for seat, card in enumerate(checked))
+        self._placements = []
+        return self._resolve()
+
+    def choose_row(self, row: object) -> TurnRecord | None:
+        """The seat whose card is too low takes `row`; the card starts that row anew (rule 4).
+
+        Returns the finished turn, or None while another seat must still choose a row.
+        """
+        self._expect(Phase.ROW)
+        card, seat = self._queue.pop(0)
+        row = check_row(seat, row)
+        self._take(seat, card, row, chosen=True)
+        return self._resolve()
+
+    # -- the result ------------------------------------------------------------------------------
+
+    @property
+    def penalties(self) -> tuple[int, ...]:
+        """Bullheads each seat has taken so far this round."""
+        return tuple(self._penalties)
+
+    @property
+    def rows(self) -> Rows:
+        """The rows as they are now."""
+        return tuple(tuple(row) for row in self._rows)
+
+    def record(self) -> RoundRecord:
+        """The finished round's record."""
+        self._expect(Phase.OVER)
+        return RoundRecord(
+            rows=self._start_rows,
+            hands=self._dealt,
+            picks=tuple(self._picks),
+            first_picker=self._first_picker,
+            turns=tuple(self._turns),
+            penalties=tuple(self._penalties),
+        )
+
+    # -- the rules of placing ----------------------------------------------------------------------
+
+    def _start_play(self) -> None:
+        self._dealt = tuple(tuple(hand) for hand in self._hands)
+        self.phase = Phase.CARDS
+
+    def _resolve(self) -> TurnRecord | None:
+        """Place the turn's cards lowest first, stopping at a card too low for every row."""
+        queue = self._queue
+        rows = self._rows
+        while queue:
+            card, seat = queue[0]
+            row = row_for(rows, card)
+            if row is None:
+                self.phase = Phase.ROW
+                return None
+            queue.pop(0)
+            if len(rows[row]) == ROW_LIMIT:
+                self._take(seat, card, row, chosen=False)
+            else:
+                rows[row].append(card)
+                self._placements.append(Placement(seat, card, row, (), False))
+        turn = TurnRecord(self._cards, tuple(self._placements))
+        self._turns.append(turn)
+        self._played.append(self._cards)
+        self._cards = ()
+        self.phase = Phase.CARDS if self._hands[0] else Phase.OVER
+        return turn
+
+    def _take(self, seat: int, card: int, row: int, chosen: bool) -> None:
+        """The seat takes every card of `row`, and `card` becomes the row's only card."""
+        taken = tuple(self._rows[row])
+        self._rows[row] = [card]
+        self._penalties[seat] += sum(BULLHEADS[c] for c in taken)
+        self._placements.append(Placement(seat, card, row, taken, chosen))
+
+    def _expect(self, phase: Phase) -> None:
+        if self.phase is not phase:
+            raise RuntimeError(f"the round waits for {self.phase.name}, not {phase.name}")
