@@ -27,5 +27,10 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
+# Regenerate arena/_proto from proto/ with the pinned grpcio-tools; commit the result.
+proto: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -Iarena/_proto=proto --python_out=. --pyi_out=. \
+		--grpc_python_out=. proto/sixnimmt/v1/arena.proto
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

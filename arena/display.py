@@ -35,10 +35,10 @@ def _round_lines(
     yield f"Round {index + 1}"
     if round_.picks:
         yield f"  draft, {names[round_.first_picker]} first: {' '.join(map(str, round_.picks))}"
-    yield "  rows:  " + "  ".join(f"[{cards((c,))}]" for c in round_.rows)
+    yield "  rows:  " + "  ".join(f"[{cards(row)}]" for row in round_.rows)
     for seat, hand in enumerate(round_.hands):
         yield f"  {names[seat]:>12} holds {cards(hand)}"
-    rows = [[c] for c in round_.rows]
+    rows = [list(row) for row in round_.rows]
     for number, turn in enumerate(round_.turns, start=1):
         played = ", ".join(f"{names[s]} {c}" for s, c in enumerate(turn.cards))
         yield f"  turn {number:>2}: {played}"

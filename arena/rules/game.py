@@ -111,9 +111,11 @@ class Game:
             first = (index + self.rotation) % settings.players
             return Round.drafted(settings, index, self._totals, first)
         if self._deals:
-            rows, hands = list(self._deals[index].rows), [list(h) for h in self._deals[index].hands]
-        else:
-            rows, hands = deal(settings, self._rng, self.rotation)
+            if index >= len(self._deals):
+                raise ValueError("the record ends before the game does")
+            dealt = self._deals[index]
+            return Round(settings, index, self._totals, dealt.rows, dealt.hands)
+        rows, hands = deal(settings, self._rng, self.rotation)
         return Round.dealt(settings, index, self._totals, rows, hands)
 
     def _after_decision(self, turn: TurnRecord | None) -> TurnRecord | None:
@@ -149,6 +151,4 @@ def replay(record: GameRecord) -> GameRecord:
             choices = iter(p.row for p in turn.placements if p.chosen)
             while game.phase is Phase.ROW:
                 game.choose_row(next(choices, None))
-    if game.phase is not Phase.OVER:
-        raise ValueError("the record ends before the game does")
     return game.record()

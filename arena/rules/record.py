@@ -45,8 +45,8 @@ class TurnRecord:
 class RoundRecord:
     """One round from its set-up to its scores."""
 
-    rows: tuple[int, ...]
-    """The 4 cards that started the rows, row 0 first."""
+    rows: tuple[tuple[int, ...], ...]
+    """The rows as play began, row 0 first: one card each in a real game."""
     hands: tuple[tuple[int, ...], ...]
     """Each seat's 10 cards at the start of play (after the draft, in the draft variant)."""
     picks: tuple[int, ...]
@@ -107,7 +107,7 @@ class GameRecord:
 
 def _round_from_dict(data: dict[str, Any]) -> RoundRecord:
     return RoundRecord(
-        rows=tuple(data["rows"]),
+        rows=tuple(tuple(row) for row in data["rows"]),
         hands=tuple(tuple(hand) for hand in data["hands"]),
         picks=tuple(data["picks"]),
         first_picker=data["first_picker"],

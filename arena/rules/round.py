@@ -72,22 +72,26 @@ class Round:
         settings: Settings,
         index: int,
         totals: Sequence[int],
-        rows: Sequence[int],
+        rows: Sequence[Sequence[int]],
         hands: Sequence[Sequence[int]],
         table: Sequence[int] = (),
         first_picker: int = 0,
     ) -> None:
+        """A round from any position: `rows` as they lie, each seat's `hand`, the draft `table`.
+
+        `dealt` and `drafted` build the rounds of real games; this also sets up puzzles and tests.
+        """
         players = settings.players
         self.settings = settings
         self.index = index
         self._totals = tuple(totals)
         self._hands: list[list[int]] = [sorted(hand) for hand in hands]
-        self._rows: list[list[int]] = [[card] for card in rows]
+        self._rows: list[list[int]] = [list(row) for row in rows]
         self._table = sorted(table)
         self._first_picker = first_picker
         self._picks: list[int] = []
         self._dealt: tuple[tuple[int, ...], ...] = ()
-        self._start_rows: tuple[int, ...] = tuple(rows)
+        self._start_rows = self.rows
         self._penalties = [0] * players
         self._turns: list[TurnRecord] = []
         self._played: list[tuple[int, ...]] = []
@@ -114,7 +118,7 @@ class Round:
             raise ValueError(f"a deal needs {ROW_COUNT} rows and {settings.players} hands")
         if any(len(hand) != HAND_SIZE for hand in hands):
             raise ValueError(f"every hand is dealt {HAND_SIZE} cards")
-        return cls(settings, index, totals, rows, hands)
+        return cls(settings, index, totals, [[card] for card in rows], hands)
 
     @classmethod
     def drafted(
@@ -169,7 +173,7 @@ class Round:
         self._picks.append(card)
         if len(self._table) == ROW_COUNT:
             self._rows = [[card] for card in self._table]
-            self._start_rows = tuple(self._table)
+            self._start_rows = self.rows
             self._table = []
             self._start_play()
 
@@ -209,6 +213,11 @@ class Round:
     def penalties(self) -> tuple[int, ...]:
         """Bullheads each seat has taken so far this round."""
         return tuple(self._penalties)
+
+    @property
+    def turns(self) -> tuple[TurnRecord, ...]:
+        """The turns finished so far."""
+        return tuple(self._turns)
 
     @property
     def rows(self) -> Rows:
