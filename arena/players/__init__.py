@@ -11,6 +11,7 @@ from arena.players.strategies import (
     Random,
     Strategy,
     cheapest_row,
+    fallback,
 )
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "Random",
     "Strategy",
     "cheapest_row",
+    "fallback",
     "play_game",
 ]

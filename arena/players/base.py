@@ -75,11 +75,11 @@ class Player(ABC):
     def game_started(self, seat: int, settings: Settings) -> None:
         """The game begins; this player sits at `seat`."""
 
-    def turn_revealed(self, turn: TurnRecord) -> None:
-        """A turn's cards were revealed and placed."""
+    def turn_revealed(self, round: int, turn: int, record: TurnRecord) -> None:
+        """Turn `turn` of round `round` (both from 0) was revealed and placed."""
 
-    def round_ended(self, record: RoundRecord, totals: tuple[int, ...]) -> None:
-        """A round ended; `totals` are the game totals after it."""
+    def round_ended(self, round: int, record: RoundRecord, totals: tuple[int, ...]) -> None:
+        """Round `round` ended; `totals` are the game totals after it."""
 
     def game_ended(self, totals: tuple[int, ...], winners: tuple[int, ...]) -> None:
         """The game ended."""

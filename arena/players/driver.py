@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from arena.players.base import Fault, FaultKind, Player, PlayerFault
-from arena.players.strategies import FALLBACK
+from arena.players.strategies import fallback
 from arena.rules import (
     Decision,
     Game,
@@ -47,11 +47,6 @@ _CHECK: dict[Decision, Callable[[View, object], int]] = {
     Decision.ROW: lambda view, answer: check_row(view.seat, answer),
     Decision.DRAFT: lambda view, answer: check_draft(view.seat, view.table, answer),
 }
-_FALLBACK: dict[Decision, Callable[[View], int]] = {
-    Decision.CARD: FALLBACK.choose_card,
-    Decision.ROW: FALLBACK.choose_row,
-    Decision.DRAFT: FALLBACK.choose_draft,
-}
 
 
 async def play_game(
@@ -75,12 +70,12 @@ async def play_game(
         fault = Fault(seat, kind, decision, view.round, view.turn, message)
         faults.append(fault)
         player.faulted(fault)
-        return _FALLBACK[decision](view)
+        return fallback(decision, view)
 
     for seat, player in enumerate(players):
         player.game_started(seat, settings)
     while (phase := game.phase) is not Phase.OVER:
-        rounds_before = len(game.rounds)
+        round_index, turn_index = len(game.rounds), len(game.round.turns)
         if phase is Phase.DRAFT:
             game.draft(await ask(Decision.DRAFT, game.deciders[0]))
             continue
@@ -91,10 +86,10 @@ async def play_game(
             turn = game.choose_row(await ask(Decision.ROW, game.deciders[0]))
         if turn is not None:
             for player in players:
-                player.turn_revealed(turn)
-        if len(game.rounds) > rounds_before:
+                player.turn_revealed(round_index, turn_index, turn)
+        if len(game.rounds) > round_index:
             for player in players:
-                player.round_ended(game.rounds[-1], game.totals)
+                player.round_ended(round_index, game.rounds[-1], game.totals)
     record = game.record()
     for player in players:
         player.game_ended(record.totals, record.winners)

@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 
 from arena.players.base import Player
-from arena.rules import BULLHEADS, Rows, View
+from arena.rules import BULLHEADS, Decision, Rows, View
 
 
 def cheapest_row(rows: Rows) -> int:
@@ -67,6 +67,16 @@ class Random(Strategy):
 
 FALLBACK = Lowest()
 """What decides for a bot that faulted: lowest card, cheapest row, lowest draft card."""
+
+
+def fallback(decision: Decision, view: View) -> int:
+    """The fallback's answer to any decision."""
+    if decision is Decision.CARD:
+        return FALLBACK.choose_card(view)
+    if decision is Decision.ROW:
+        return FALLBACK.choose_row(view)
+    return FALLBACK.choose_draft(view)
+
 
 BUILTIN: dict[str, Callable[[str], Strategy]] = {
     "lowest": lambda seed: Lowest(),

@@ -1,6 +1,5 @@
 """The rules engine's one error family: a decision or a setting the rules do not allow."""
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -23,18 +22,16 @@ class Decision(StrEnum):
     """Choose a face-up card for one's hand (the professional draft)."""
 
 
-@dataclass(frozen=True)
 class IllegalDecisionError(RulesError):
     """A player's decision that the rules forbid; the engine never silently fixes one."""
 
-    seat: int
-    """The seat that decided."""
-    decision: Decision
-    """What was being decided."""
-    value: object
-    """The offending answer, as given."""
-    reason: str
-    """Why it is illegal, for a person to read."""
-
-    def __str__(self) -> str:
-        return f"seat {self.seat}: illegal {self.decision} {self.value!r}: {self.reason}"
+    def __init__(self, seat: int, decision: Decision, value: object, reason: str) -> None:
+        super().__init__(f"seat {seat}: illegal {decision} {value!r}: {reason}")
+        self.seat = seat
+        """The seat that decided."""
+        self.decision = decision
+        """What was being decided."""
+        self.value = value
+        """The offending answer, as given."""
+        self.reason = reason
+        """Why it is illegal, for a person to read."""

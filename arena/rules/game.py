@@ -107,12 +107,14 @@ class Game:
     def _new_round(self) -> Round:
         index = len(self._rounds)
         settings = self.settings
+        if self._deals and index >= len(self._deals):
+            raise ValueError("the record ends before the game does")
         if settings.variant is Variant.PROFESSIONAL_DRAFT:
+            # RULES.md: seat (round mod players) picks first. A duplicate rotation shifts the
+            # first pick with the seats, so each bot in turn gets each position in the draft.
             first = (index + self.rotation) % settings.players
             return Round.drafted(settings, index, self._totals, first)
         if self._deals:
-            if index >= len(self._deals):
-                raise ValueError("the record ends before the game does")
             dealt = self._deals[index]
             return Round(settings, index, self._totals, dealt.rows, dealt.hands)
         rows, hands = deal(settings, self._rng, self.rotation)

@@ -1,0 +1,34 @@
+"""The Python bot SDK: write a `Bot` over plain Python objects and call `run`.
+
+    from arena.sdk import Bot, View, run
+
+    class Lowest(Bot):
+        def choose_card(self, view: View) -> int:
+            return view.hand[0]
+
+    if __name__ == "__main__":
+        run(Lowest(), name="lowest")
+
+`run` reads the arena's address and the bot's token from ARENA_ADDRESS and ARENA_TOKEN (or takes
+them as arguments or --address/--token flags), connects, says hello, answers every request (games
+run concurrently on one connection) and returns when the arena closes the stream.
+"""
+
+from arena.players import Strategy as _Strategy
+from arena.players import cheapest_row
+from arena.rules import BULLHEADS, Settings, TurnRecord, Variant, View, bullheads, row_for
+from arena.sdk.client import Bot, run
+
+__all__ = [
+    "BULLHEADS",
+    "Bot",
+    "Settings",
+    "TurnRecord",
+    "Variant",
+    "View",
+    "bullheads",
+    "cheapest_row",
+    "row_for",
+    "run",
+]
+del _Strategy

@@ -1,0 +1,102 @@
+"""One bot's open stream: requests out, answers matched back to them by id, events on the side.
+
+Request ids are unique for the life of the connection, so a late answer can only match a request
+that is already closed: it is noted and discarded, never applied to a later request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass, field
+
+from arena.players import FaultKind, PlayerFault
+from arena.protocol import ProtocolError, answer_from_proto, pb, request_message
+from arena.rules import Decision, View
+
+STRAY_LIMIT = 50
+"""Stray answers kept for fault messages; the rest are only counted."""
+
+
+@dataclass
+class _Open:
+    decision: Decision
+    answer: asyncio.Future[pb.Answer]
+    strays: list[str] = field(default_factory=list)
+
+
+class Connection:
+    """A connected bot's stream, as the arena's side sees it."""
+
+    def __init__(self, bot_name: str) -> None:
+        self.bot_name = bot_name
+        self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
+        self.closed = asyncio.Event()
+        self.close_reason = ""
+        self.strays = 0
+        """Answers that matched no open request (late, repeated, or to a request never sent)."""
+        self._ids = itertools.count(1)
+        self._open: dict[int, _Open] = {}
+
+    async def ask(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
+        """Send one request and wait up to `deadline` seconds for its answer.
+
+        Raises PlayerFault: TIMEOUT, CRASHED when the stream ends first, MALFORMED for an answer
+        of the wrong kind.
+        """
+        if self.closed.is_set():
+            raise PlayerFault(FaultKind.CRASHED, f"not connected: {self.close_reason}")
+        request_id = next(self._ids)
+        waiting = _Open(decision, asyncio.get_running_loop().create_future())
+        self._open[request_id] = waiting
+        self.outbox.put_nowait(
+            request_message(request_id, game_id, decision, round(deadline * 1000), view)
+        )
+        try:
+            answer = await asyncio.wait_for(waiting.answer, deadline)
+        except TimeoutError:
+            # An answer under another id while this one waited is most likely a wrong request id.
+            kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
+            raise PlayerFault(kind, _late(request_id, deadline, waiting)) from None
+        finally:
+            del self._open[request_id]
+        try:
+            return answer_from_proto(answer, decision)
+        except ProtocolError as error:
+            raise PlayerFault(FaultKind.MALFORMED, f"request {request_id}: {error}") from None
+
+    def send(self, message: pb.ArenaMessage) -> None:
+        """Queue an event or notice for the bot; dropped once the stream is closed."""
+        if not self.closed.is_set():
+            self.outbox.put_nowait(message)
+
+    def receive(self, answer: pb.Answer) -> None:
+        """An answer arrived: resolve its request, or note it as stray."""
+        waiting = self._open.get(answer.request_id)
+        if waiting is not None and not waiting.answer.done():
+            waiting.answer.set_result(answer)
+            return
+        self.strays += 1
+        for other in self._open.values():
+            if len(other.strays) < STRAY_LIMIT:
+                other.strays.append(f"an answer to request {answer.request_id}")
+
+    def close(self, reason: str) -> None:
+        """The stream ended: every open request fails as a crash, and the writer stops."""
+        if self.closed.is_set():
+            return
+        self.close_reason = reason
+        self.closed.set()
+        for request_id, waiting in self._open.items():
+            if not waiting.answer.done():
+                waiting.answer.set_exception(
+                    PlayerFault(FaultKind.CRASHED, f"request {request_id} unanswered: {reason}")
+                )
+        self.outbox.put_nowait(None)
+
+
+def _late(request_id: int, deadline: float, waiting: _Open) -> str:
+    message = f"no answer to request {request_id} ({waiting.decision}) within {deadline:g} s"
+    if waiting.strays:
+        message += "; meanwhile it sent " + ", ".join(waiting.strays[:3])
+    return message

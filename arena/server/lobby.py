@@ -1,0 +1,250 @@
+"""Every bot of a session: its tokens, its processes, its connections, its fault count.
+
+A bot runs as one or more instances, each a process the arena launched (or, for an external bot,
+a program started by hand) with its own fresh token and at most one live stream. An instance
+plays one game at a time, so a bot that thinks for its whole deadline gets it in every game;
+the arena launches another instance when a bot is wanted at more tables at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import secrets
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.protocol import pb
+from arena.server.connection import Connection
+from arena.server.process import BotProcess, Limits, bot_environment
+from arena.server.service import Refused
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A bot as the organizer entered it."""
+
+    name: str
+    """Its name in the standings and logs."""
+    argv: tuple[str, ...] | None
+    """The program and arguments that start it; None for an external bot that connects itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotOptions:
+    """How the arena treats bots; the same for all of a session's bots."""
+
+    deadline: float = 1.0
+    """Seconds a bot has for each decision."""
+    first_deadline: float = 5.0
+    """Seconds for the first decision of each game, when a bot may still be warming up."""
+    startup_timeout: float = 10.0
+    """Seconds a launched bot has to connect and say hello."""
+    max_faults: int = 20
+    """Faults after which a bot is disqualified (the fallback plays for it); 0 for never."""
+    restart: bool = True
+    """Whether a bot that crashed is started again for its next game."""
+    log_cap: int = 1 << 20
+    """Bytes of a bot's output kept in its log."""
+    limits: Limits = field(default_factory=Limits)
+    """Resource limits of each bot process."""
+
+
+@dataclass(eq=False)
+class Instance:
+    """One running copy of a bot and its stream."""
+
+    token: str
+    process: BotProcess | None = None
+    connection: Connection | None = None
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    busy: bool = False
+
+    @property
+    def alive(self) -> bool:
+        """Connected and, for a launched bot, still running."""
+        return self.connection is not None and not self.connection.closed.is_set()
+
+
+@dataclass(eq=False)
+class Bot:
+    """A bot and what the arena knows of it across games."""
+
+    spec: BotSpec
+    log_path: Path
+    instances: list[Instance] = field(default_factory=list)
+    faults: int = 0
+    disqualified: bool = False
+    failed_starts: int = 0
+
+    @property
+    def name(self) -> str:
+        """The bot's name."""
+        return self.spec.name
+
+
+class Lobby:
+    """Admits bots to the server, launches and restarts their processes, stops them all."""
+
+    def __init__(
+        self,
+        specs: list[BotSpec],
+        log_dir: Path,
+        options: BotOptions = BotOptions(),
+        workdir: Path | None = None,
+    ) -> None:
+        self.options = options
+        self.address = ""
+        self._log_dir = log_dir
+        self._workdir = workdir or log_dir
+        self.bots = {spec.name: Bot(spec, log_dir / f"{spec.name}.log") for spec in specs}
+        self._tokens: list[tuple[str, Bot, Instance]] = []
+        self._watchers: set[asyncio.Task[None]] = set()
+
+    # -- the server's side ------------------------------------------------------------------
+
+    def admit(self, hello: pb.Hello) -> Connection:
+        """Bind a new stream to the instance whose token it shows; refuse unknown or reused ones."""
+        found = None
+        for token, bot, instance in self._tokens:  # compare every token, in constant time
+            if hmac.compare_digest(token.encode(), hello.token.encode()):
+                found = bot, instance
+        if found is None:
+            raise Refused("unknown token: use the ARENA_TOKEN the arena gave this bot")
+        bot, instance = found
+        if instance.alive:
+            raise Refused(f"the token of {bot.name!r} is already connected")
+        connection = Connection(bot.name)
+        instance.connection = connection
+        instance.connected.set()
+        return connection
+
+    def leave(self, connection: Connection) -> None:
+        """A stream ended; its instance is no longer alive (see `Instance.alive`)."""
+
+    # -- the tournament's side --------------------------------------------------------------
+
+    def external_token(self, name: str) -> str:
+        """A fresh token for an external bot (one started by hand), to hand to its author."""
+        bot = self.bots[name]
+        instance = Instance(secrets.token_urlsafe(24))
+        bot.instances.append(instance)
+        self._tokens.append((instance.token, bot, instance))
+        return instance.token
+
+    async def acquire(self, name: str) -> Instance | None:
+        """An instance of the bot to play one game, launched if needed; None if it cannot play.
+
+        None means the bot is disqualified, or it could not be started or did not connect in
+        time; the caller seats the fallback and records why.
+        """
+        bot = self.bots[name]
+        if bot.disqualified:
+            return None
+        external = bot.spec.argv is None
+        for instance in bot.instances:
+            if external or (not instance.busy and instance.alive):
+                if external:
+                    await self._wait_connected(instance)
+                instance.busy = True
+                return instance
+        if external:
+            return None
+        await self._retire_dead(bot)
+        launched = await self._launch(bot)
+        if launched is not None:
+            launched.busy = True
+        return launched
+
+    def release(self, instance: Instance) -> None:
+        """The game is over: the instance may serve another."""
+        instance.busy = False
+
+    async def close(self) -> None:
+        """End every stream and stop every process the lobby started."""
+        for bot in self.bots.values():
+            for instance in bot.instances:
+                if instance.connection is not None:
+                    instance.connection.close("the arena is shutting down")
+        await asyncio.gather(
+            *(
+                instance.process.stop()
+                for bot in self.bots.values()
+                for instance in bot.instances
+                if instance.process is not None
+            )
+        )
+        for watcher in self._watchers:
+            watcher.cancel()
+
+    # -- processes ------------------------------------------------------------------------
+
+    async def _launch(self, bot: Bot) -> Instance | None:
+        assert bot.spec.argv is not None
+        instance = Instance(secrets.token_urlsafe(24))
+        self._tokens.append((instance.token, bot, instance))
+        bot.instances.append(instance)
+        self._workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            instance.process = await BotProcess.start(
+                bot.spec.argv,
+                bot_environment(self.address, instance.token),
+                self._workdir,
+                bot.log_path,
+                self.options.log_cap,
+                self.options.limits,
+            )
+        except OSError as error:
+            self._note(bot, f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
+            self._failed_start(bot)
+            return None
+        watcher = asyncio.create_task(self._watch(instance))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+        if not await self._wait_connected(instance):
+            status = instance.process.returncode
+            if status is None:
+                self._note(bot, f"did not connect within {self.options.startup_timeout:g} s")
+            else:
+                self._note(bot, f"exited with status {status} before connecting")
+            await instance.process.stop()
+            self._failed_start(bot)
+            return None
+        bot.failed_starts = 0
+        return instance
+
+    async def _wait_connected(self, instance: Instance) -> bool:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(instance.connected.wait(), self.options.startup_timeout)
+        return instance.alive
+
+    def _failed_start(self, bot: Bot) -> None:
+        """Two failed starts in a row disqualify a bot, so it cannot stall every game."""
+        bot.failed_starts += 1
+        if bot.failed_starts >= 2:
+            bot.disqualified = True
+
+    async def _retire_dead(self, bot: Bot) -> None:
+        """Stop what is left of instances whose stream ended, before launching a new one."""
+        for instance in [i for i in bot.instances if not i.alive and i.connected.is_set()]:
+            if instance.process is not None:
+                await instance.process.stop()
+            bot.instances.remove(instance)
+            self._tokens = [t for t in self._tokens if t[2] is not instance]
+            if not self.options.restart:
+                self._note(bot, "crashed and is not restarted: the fallback plays for it")
+                bot.disqualified = True
+
+    async def _watch(self, instance: Instance) -> None:
+        """When a launched bot exits, close its stream at once with a message saying so."""
+        assert instance.process is not None
+        status = await instance.process.wait()
+        if instance.connection is not None:
+            instance.connection.close(f"the bot exited with status {status}")
+        instance.connected.set()  # wake anyone still waiting for it to connect
+
+    def _note(self, bot: Bot, message: str) -> None:
+        with bot.log_path.open("a") as log:
+            log.write(f"[arena: {bot.name} {message}]\n")

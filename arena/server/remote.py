@@ -1,0 +1,89 @@
+"""The remote player: engine questions become stream requests, and a bot's failures faults."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.players import Fault, FaultKind, Player, PlayerFault, fallback
+from arena.protocol import convert, pb
+from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
+from arena.server.lobby import Bot, BotOptions, Instance
+
+
+class RemotePlayer(Player):
+    """One bot at one seat of one game.
+
+    A bot that is gone (crashed, never connected) costs one fault in the game, then the fallback
+    plays for it quietly; a disqualified bot is never asked again.
+    """
+
+    def __init__(
+        self,
+        bot: Bot,
+        instance: Instance | None,
+        game_id: str,
+        names: Sequence[str],
+        options: BotOptions,
+    ) -> None:
+        self.bot = bot
+        self._instance = instance
+        self._game_id = game_id
+        self._names = tuple(names)
+        self._options = options
+        self._asked = False
+        self._gone = False
+
+    async def choose_card(self, view: View) -> int:
+        return await self._ask(Decision.CARD, view)
+
+    async def choose_row(self, view: View) -> int:
+        return await self._ask(Decision.ROW, view)
+
+    async def choose_draft(self, view: View) -> int:
+        return await self._ask(Decision.DRAFT, view)
+
+    async def _ask(self, decision: Decision, view: View) -> int:
+        if self.bot.disqualified or self._gone:
+            return fallback(decision, view)
+        connection = self._instance.connection if self._instance is not None else None
+        if connection is None or connection.closed.is_set():
+            self._gone = True
+            if connection is None:
+                raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} is not connected")
+            raise PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
+        deadline = self._options.deadline if self._asked else self._options.first_deadline
+        self._asked = True
+        try:
+            return await connection.ask(self._game_id, decision, view, deadline)
+        except PlayerFault as fault:
+            if fault.kind is FaultKind.CRASHED:
+                self._gone = True
+            raise
+
+    def _send(self, message: pb.ArenaMessage) -> None:
+        if self._instance is not None and self._instance.connection is not None:
+            self._instance.connection.send(message)
+
+    def game_started(self, seat: int, settings: Settings) -> None:
+        event = convert.game_started_to_proto(self._game_id, seat, settings, self._names)
+        self._send(pb.ArenaMessage(game_started=event))
+
+    def turn_revealed(self, round: int, turn: int, record: TurnRecord) -> None:
+        event = convert.turn_to_proto(self._game_id, round, turn, record)
+        self._send(pb.ArenaMessage(turn_revealed=event))
+
+    def round_ended(self, round: int, record: RoundRecord, totals: tuple[int, ...]) -> None:
+        event = convert.round_ended_to_proto(self._game_id, round, record, totals)
+        self._send(pb.ArenaMessage(round_ended=event))
+
+    def game_ended(self, totals: tuple[int, ...], winners: tuple[int, ...]) -> None:
+        event = convert.game_ended_to_proto(self._game_id, totals, winners)
+        self._send(pb.ArenaMessage(game_ended=event))
+
+    def faulted(self, fault: Fault) -> None:
+        """Count the fault toward disqualification and tell the bot, so its author sees why."""
+        self.bot.faults += 1
+        limit = self._options.max_faults
+        if limit and self.bot.faults >= limit:
+            self.bot.disqualified = True
+        self._send(pb.ArenaMessage(fault=convert.fault_to_proto(self._game_id, 0, fault)))

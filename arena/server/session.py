@@ -1,0 +1,61 @@
+"""A running arena: the server, the lobby of bots, and games played between them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from arena.players import GameResult, play_game
+from arena.rules import Settings
+from arena.server.lobby import BotOptions, BotSpec, Lobby
+from arena.server.remote import RemotePlayer
+from arena.server.service import DEFAULT_MAX_MESSAGE, create_server
+
+
+class Session:
+    """Bots connected to a live server, ready to be seated at games."""
+
+    def __init__(self, lobby: Lobby, address: str) -> None:
+        self.lobby = lobby
+        self.address = address
+
+    async def play(
+        self, game_id: str, settings: Settings, seats: Sequence[str], seed: int, rotation: int = 0
+    ) -> GameResult:
+        """Play one game with the named bots in seat order; the deal comes from `seed`."""
+        instances = await asyncio.gather(*(self.lobby.acquire(name) for name in seats))
+        try:
+            players = [
+                RemotePlayer(self.lobby.bots[name], instance, game_id, seats, self.lobby.options)
+                for name, instance in zip(seats, instances, strict=True)
+            ]
+            return await play_game(settings, players, random.Random(seed), rotation)
+        finally:
+            for instance in instances:
+                if instance is not None:
+                    self.lobby.release(instance)
+
+
+@asynccontextmanager
+async def open_session(
+    specs: list[BotSpec],
+    log_dir: Path,
+    options: BotOptions = BotOptions(),
+    address: str = "127.0.0.1:0",
+    max_message: int = DEFAULT_MAX_MESSAGE,
+) -> AsyncIterator[Session]:
+    """Start the server and the lobby; on leaving, stop every bot process and the server."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    lobby = Lobby(specs, log_dir, options)
+    server, bound = await create_server(lobby, address, max_message)
+    lobby.address = bound
+    try:
+        yield Session(lobby, bound)
+    finally:
+        try:
+            await lobby.close()
+        finally:
+            await server.stop(grace=1.0)
