@@ -12,8 +12,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# A demo tournament of the sample bots over gRPC, afresh each time (on an existing output
+# folder `arena run` resumes instead).
 run: $(STAMP)
-	$(BIN)/arena play --players 4 --seed 7
+	rm -rf out/demo
+	$(BIN)/arena run tournaments/demo.toml
 
 test: lint typecheck unit
 
@@ -33,4 +36,4 @@ proto: $(STAMP)
 		--grpc_python_out=. proto/sixnimmt/v1/arena.proto
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) out .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import signal
+import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, Never
 
 import click
+from tqdm import tqdm
 
 from arena.display import render_game
 from arena.players import BUILTIN, GameResult, LocalPlayer, play_game
@@ -15,6 +21,9 @@ from arena.rules import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
 from arena.specs import BadBotSpec, parse_bot
+from arena.tournament.config import ConfigError, TournamentConfig, load, variant
+from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.standings import pairwise_table, standings_table
 
 
 def _bot_spec(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[BotSpec]:
@@ -118,3 +127,87 @@ async def _play_bots(
         options = BotOptions(deadline=deadline)
         async with open_session(bots, folder, options) as session:
             return await session.play(f"play-{seed}", settings, [b.name for b in bots], seed)
+
+
+@main.command()
+@click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    callback=_bot_spec,
+    metavar="[NAME=]COMMAND",
+    help="Enter a bot (repeatable); a .py file runs with the arena's Python.",
+)
+@click.option("--players", type=int, help="Seats per table (default: all bots, up to 10).")
+@click.option("--games", type=int, help="Games per table: a multiple of the seats.")
+@click.option("--variant", help="standard, professional or professional-draft.")
+@click.option("--end-score", type=int, help="Bullheads that end a game (default 66).")
+@click.option("--max-rounds", type=int, help="Cap on rounds per game.")
+@click.option("--seed", type=int, help="Tournament seed (default 0).")
+@click.option("--deadline", type=float, help="Seconds per decision (default 1).")
+@click.option("--concurrency", type=int, help="Games at once (default: the machine's cores).")
+@click.option("--sample", type=int, help="Play a balanced sample of this many tables.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
+def run(
+    tournament_file: Path | None,
+    bots: list[BotSpec],
+    quiet: bool,
+    as_json: bool,
+    **overrides: Any,
+) -> None:
+    """Run a round-robin tournament; run it again to resume an interrupted one."""
+    try:
+        config = load(tournament_file) if tournament_file else TournamentConfig()
+        given = {key: value for key, value in overrides.items() if value is not None}
+        if "variant" in given:
+            given["variant"] = variant(given["variant"])
+        if bots:
+            given["bots"] = tuple(bots)
+        config = replace(config, **given)
+        summary = asyncio.run(_run(config, quiet or as_json))
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(summary.standings.to_dict(), indent=2))
+    else:
+        click.echo(standings_table(summary.standings))
+        click.echo()
+        click.echo(pairwise_table(summary.standings))
+        click.echo(f"\n{summary.stored} of {summary.total} games in {config.output}/")
+    if summary.interrupted:
+        click.echo(
+            f"interrupted: {summary.stored} of {summary.total} games kept; run the same "
+            "command again to play the rest",
+            err=True,
+        )
+        sys.exit(130)
+
+
+async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
+    """Run the tournament with a progress bar, stopping cleanly on Ctrl-C or SIGTERM."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+    bar: tqdm[Never] | None = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if quiet:
+            return
+        if bar is None:  # the first call says how many games a resumed run already has
+            bar = tqdm(total=total, initial=done, unit="game", file=sys.stderr, dynamic_ncols=True)
+        else:
+            bar.update(done - bar.n)
+
+    try:
+        return await run_tournament(config, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)

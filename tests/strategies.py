@@ -20,3 +20,7 @@ def settings(draw: st.DrawFn) -> Settings:
         end_score=draw(st.integers(1, 80)),
         max_rounds=draw(st.none() | st.integers(1, 4)),
     )
+
+
+bot_names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,7}", fullmatch=True)
+"""Bot names as organizers may write them."""

@@ -1,0 +1,52 @@
+"""Tournaments: schedules, game jobs and their outcomes, the results store, and the standings.
+
+`schedule` decides the games (round-robin or balanced sample, duplicate deals, stable seeds),
+`outcome` holds a game job's spec and result, `store` keeps finished games in SQLite, and
+`standings` ranks the bots from them. All but the store are pure.
+"""
+
+from arena.tournament.outcome import GameOutcome, GameSpec
+from arena.tournament.schedule import (
+    ScheduleSize,
+    balanced_sample,
+    deal_seed,
+    game_id,
+    round_robin,
+    round_robin_size,
+    sample_size,
+    schedule,
+)
+from arena.tournament.standings import (
+    RESAMPLES,
+    BotStanding,
+    Pairing,
+    Standings,
+    compute_standings,
+    pairwise_table,
+    standings_table,
+    write_csv,
+)
+from arena.tournament.store import ResultStore, TournamentMismatchError
+
+__all__ = [
+    "RESAMPLES",
+    "BotStanding",
+    "GameOutcome",
+    "GameSpec",
+    "Pairing",
+    "ResultStore",
+    "ScheduleSize",
+    "Standings",
+    "TournamentMismatchError",
+    "balanced_sample",
+    "compute_standings",
+    "deal_seed",
+    "game_id",
+    "pairwise_table",
+    "round_robin",
+    "round_robin_size",
+    "sample_size",
+    "schedule",
+    "standings_table",
+    "write_csv",
+]

@@ -1,0 +1,159 @@
+"""A tournament's configuration: from a TOML file, then overridden by the command line."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.rules import InvalidSettingsError, Settings, Variant
+from arena.server.lobby import BotSpec
+from arena.specs import BadBotSpec, parse_bot
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run, with what to change."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything a tournament run needs; what decides the games is also what a resume checks."""
+
+    bots: tuple[BotSpec, ...] = ()
+    """The entered bots."""
+    players: int | None = None
+    """Seats per table; None: all bots at one table when they are 10 or fewer."""
+    games: int | None = None
+    """Games per table, a multiple of the table size (one game per seat rotation of each deal);
+    None for one duplicate set per table."""
+    variant: Variant = Variant.STANDARD
+    end_score: int = 66
+    max_rounds: int | None = None
+    seed: int = 0
+    """The tournament seed; every game's deal derives from it and the game's place."""
+    sample: int | None = None
+    """Play a balanced sample of this many tables instead of the full round-robin."""
+    deadline: float = 1.0
+    """Seconds a bot has for each decision."""
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    """Games played at once."""
+    output: Path = Path("arena-out")
+    """The folder for results, standings, replays and logs."""
+
+    @property
+    def table_size(self) -> int:
+        """Seats per table, resolved."""
+        return self.players if self.players is not None else min(len(self.bots), 10)
+
+    @property
+    def deals(self) -> int:
+        """Duplicate sets (deals) per table."""
+        return (self.games or self.table_size) // self.table_size
+
+    def settings(self) -> Settings:
+        """The game settings; raises ConfigError for ones the rules cannot play."""
+        try:
+            return Settings(self.table_size, self.variant, self.end_score, self.max_rounds)
+        except InvalidSettingsError as error:
+            raise ConfigError(str(error)) from None
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the games: a resumed run must match it exactly."""
+        return {
+            "bots": sorted(bot.name for bot in self.bots),
+            "players": self.table_size,
+            "deals": self.deals,
+            "variant": str(self.variant),
+            "end_score": self.end_score,
+            "max_rounds": self.max_rounds,
+            "seed": self.seed,
+            "sample": self.sample,
+        }
+
+    def check(self) -> None:
+        """Raise ConfigError naming the first problem, so bad input fails before anything runs."""
+        names = [bot.name for bot in self.bots]
+        if len(names) < 2:
+            raise ConfigError("enter at least 2 bots (--bot NAME=COMMAND, or [[bot]] in the file)")
+        doubles = sorted({name for name in names if names.count(name) > 1})
+        if doubles:
+            raise ConfigError(f"two bots are named {doubles[0]!r}: give each a unique name")
+        seats = self.table_size
+        self.settings()
+        if len(names) < seats:
+            raise ConfigError(f"{len(names)} bots cannot fill tables of {seats}: lower --players")
+        if self.games is not None and (self.games < 1 or self.games % seats):
+            raise ConfigError(
+                f"games per table must be a multiple of {seats} (one game per seat rotation "
+                f"of each deal): try --games {seats * max(1, round((self.games or 0) / seats))}"
+            )
+        if self.deadline <= 0:
+            raise ConfigError("the deadline must be more than 0 seconds")
+        if self.concurrency < 1:
+            raise ConfigError("concurrency must be at least 1")
+
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "players": int,
+    "games": int,
+    "variant": str,
+    "end_score": int,
+    "max_rounds": int,
+    "seed": int,
+    "sample": int,
+    "deadline": (int, float),
+    "concurrency": int,
+    "output": str,
+}
+"""The settings a tournament file may hold in [tournament], and their TOML types."""
+
+
+def load(path: Path) -> TournamentConfig:
+    """Read a tournament file; paths in it are relative to the file's folder."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as error:
+        raise ConfigError(f"cannot read {str(path)!r}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{str(path)!r} is not valid TOML: {error}") from None
+    table = data.get("tournament", {})
+    for key, value in table.items():
+        if key not in _TYPES:
+            known = ", ".join(_TYPES)
+            raise ConfigError(f"{str(path)!r}: unknown setting {key!r} (known: {known})")
+        if not isinstance(value, _TYPES[key]) or isinstance(value, bool):
+            raise ConfigError(f"{str(path)!r}: {key} cannot be {value!r}")
+    base = path.parent
+    bots = []
+    for entry in data.get("bot", []):
+        if not isinstance(entry, dict) or "command" not in entry:
+            raise ConfigError(f"{str(path)!r}: every [[bot]] needs a command")
+        command = str(entry["command"])
+        first = command.split()[0] if command.split() else ""
+        if "/" in first or first.endswith(".py"):
+            command = command.replace(first, str(base / first), 1)
+        name = entry.get("name")
+        try:
+            bots.append(parse_bot(f"{name}={command}" if name else command))
+        except BadBotSpec as error:
+            raise ConfigError(f"{str(path)!r}: {error}") from None
+    values: dict[str, Any] = dict(table)
+    if "variant" in values:
+        values["variant"] = variant(values["variant"])
+    if "output" in values:
+        values["output"] = Path(os.path.normpath(base / values["output"]))
+    try:
+        return replace(TournamentConfig(bots=tuple(bots)), **values)
+    except TypeError as error:
+        raise ConfigError(f"{str(path)!r}: {error}") from None
+
+
+def variant(value: object) -> Variant:
+    """A Variant from its name; ConfigError naming the choices otherwise."""
+    try:
+        return Variant(str(value))
+    except ValueError:
+        choices = ", ".join(v.value for v in Variant)
+        raise ConfigError(f"unknown variant {value!r}: choose one of {choices}") from None

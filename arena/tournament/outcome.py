@@ -1,0 +1,187 @@
+"""A tournament game as a job: the spec that goes in, and the outcome that comes out.
+
+Both are plain values with a JSON-ready form, so a game can be played anywhere (another process,
+another machine), stored, and read back equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.players import Fault, FaultKind
+from arena.rules import Decision, GameRecord, Settings, Variant
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game of a tournament: everything needed to play it, and where it sits in the schedule."""
+
+    game_id: str
+    """Stable, readable and unique in the tournament, e.g. "t003-d01-r2"."""
+    table: int
+    """The table's index in the schedule."""
+    deal: int
+    """The deal's index within its table."""
+    rotation: int
+    """Seat rotation: seat s holds the hand dealt to seat (s + rotation) mod players."""
+    seats: tuple[str, ...]
+    """The bots' names, by seat."""
+    seed: int
+    """The deal's seed: the same for every rotation of one deal."""
+    settings: Settings
+    """The rules of the game."""
+
+    def __post_init__(self) -> None:
+        if len(self.seats) != self.settings.players:
+            raise ValueError(f"{self.game_id}: {self.settings.players} seats but {self.seats!r}")
+        if not 0 <= self.rotation < self.settings.players:
+            raise ValueError(f"{self.game_id}: rotation {self.rotation!r} is out of range")
+
+    @property
+    def duplicate_set(self) -> tuple[int, int]:
+        """The (table, deal) this game belongs to: its rotations form one duplicate set."""
+        return self.table, self.deal
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form; `from_dict` reads it back to an equal spec."""
+        return {
+            "game_id": self.game_id,
+            "table": self.table,
+            "deal": self.deal,
+            "rotation": self.rotation,
+            "seats": list(self.seats),
+            "seed": self.seed,
+            "settings": _settings_to_dict(self.settings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameSpec:
+        """Rebuild a spec written by `to_dict` (or read back from JSON)."""
+        return cls(
+            game_id=data["game_id"],
+            table=data["table"],
+            deal=data["deal"],
+            rotation=data["rotation"],
+            seats=tuple(data["seats"]),
+            seed=data["seed"],
+            settings=_settings_from_dict(data["settings"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """A finished game job: its spec, its record and what the bots did wrong."""
+
+    spec: GameSpec
+    """The game that was played."""
+    record: GameRecord
+    """The full record, as played (fallback decisions included)."""
+    faults: tuple[Fault, ...]
+    """Every fault committed in the game, in order; `Fault.seat` indexes `spec.seats`."""
+    disqualified: tuple[str, ...]
+    """The bots of this table disqualified by the end of this game (in this game or before)."""
+
+    def __post_init__(self) -> None:
+        spec, record = self.spec, self.record
+        if record.settings != spec.settings or record.rotation != spec.rotation:
+            raise ValueError(f"{spec.game_id}: the record is of another game than the spec")
+
+    @property
+    def game_id(self) -> str:
+        """The game's stable id."""
+        return self.spec.game_id
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each seat's bullheads over the game."""
+        return self.record.totals
+
+    @property
+    def scores(self) -> dict[str, int]:
+        """Each bot's bullheads over the game, by name."""
+        return dict(zip(self.spec.seats, self.record.totals, strict=True))
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """The bots with the fewest bullheads (all of them on a tie)."""
+        return tuple(self.spec.seats[seat] for seat in self.record.winners)
+
+    def seat_of(self, bot: str) -> int:
+        """The seat `bot` sat at; ValueError if it did not play this game."""
+        try:
+            return self.spec.seats.index(bot)
+        except ValueError:
+            raise ValueError(f"{bot!r} did not play {self.game_id}") from None
+
+    def bullheads_of(self, bot: str) -> int:
+        """What `bot` took over the game."""
+        return self.record.totals[self.seat_of(bot)]
+
+    def faults_of(self, bot: str) -> tuple[Fault, ...]:
+        """The faults `bot` committed in this game."""
+        seat = self.seat_of(bot)
+        return tuple(fault for fault in self.faults if fault.seat == seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form; `from_dict` reads it back to an equal outcome."""
+        return {
+            "spec": self.spec.to_dict(),
+            "record": self.record.to_dict(),
+            "faults": [_fault_to_dict(fault) for fault in self.faults],
+            "disqualified": list(self.disqualified),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameOutcome:
+        """Rebuild an outcome written by `to_dict` (or read back from JSON)."""
+        return cls(
+            spec=GameSpec.from_dict(data["spec"]),
+            record=GameRecord.from_dict(data["record"]),
+            faults=tuple(_fault_from_dict(fault) for fault in data["faults"]),
+            disqualified=tuple(data["disqualified"]),
+        )
+
+
+def _settings_to_dict(settings: Settings) -> dict[str, Any]:
+    """Settings as plain JSON values."""
+    return {
+        "players": settings.players,
+        "variant": settings.variant.value,
+        "end_score": settings.end_score,
+        "max_rounds": settings.max_rounds,
+    }
+
+
+def _settings_from_dict(data: dict[str, Any]) -> Settings:
+    """Settings from `_settings_to_dict`'s form."""
+    return Settings(
+        players=data["players"],
+        variant=Variant(data["variant"]),
+        end_score=data["end_score"],
+        max_rounds=data["max_rounds"],
+    )
+
+
+def _fault_to_dict(fault: Fault) -> dict[str, Any]:
+    """A fault as plain JSON values."""
+    return {
+        "seat": fault.seat,
+        "kind": fault.kind.value,
+        "decision": fault.decision.value,
+        "round": fault.round,
+        "turn": fault.turn,
+        "message": fault.message,
+    }
+
+
+def _fault_from_dict(data: dict[str, Any]) -> Fault:
+    """A fault from `_fault_to_dict`'s form."""
+    return Fault(
+        seat=data["seat"],
+        kind=FaultKind(data["kind"]),
+        decision=Decision(data["decision"]),
+        round=data["round"],
+        turn=data["turn"],
+        message=data["message"],
+    )

@@ -1,0 +1,116 @@
+"""Run a tournament: schedule, play what is not yet played, store each game, write the results.
+
+Every finished game is committed to the results database as it ends, so an interrupted run keeps
+all of them, and running the same tournament again plays only the games still missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.server.lobby import Bot, BotOptions
+from arena.server.session import open_session
+from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.executor import LocalExecutor
+from arena.tournament.schedule import schedule
+from arena.tournament.standings import Standings, compute_standings, write_csv
+from arena.tournament.store import ResultStore, TournamentMismatchError
+
+DATABASE = "results.sqlite"
+STANDINGS_JSON = "standings.json"
+STANDINGS_CSV = "standings.csv"
+REPLAYS = "replays.jsonl"
+LOGS = "logs"
+
+Progress = Callable[[int, int], None]
+"""Told (games done, games in the tournament) after every game."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """How a run ended."""
+
+    standings: Standings
+    """The standings over every game stored so far."""
+    played: int
+    """Games played by this run."""
+    total: int
+    """Games in the whole tournament."""
+    stored: int
+    """Games in the results database, this run's and earlier runs'."""
+    interrupted: bool
+    """True when the run stopped before every game was played."""
+
+
+async def run_tournament(config: TournamentConfig, progress: Progress | None = None) -> RunSummary:
+    """Play the tournament's missing games and write its results; cancel the task to stop early.
+
+    Cancelling stops new games, abandons those in progress (a resume plays them again), stops
+    every bot, and still writes the standings of what finished.
+    """
+    config.check()
+    try:
+        specs = schedule(
+            [bot.name for bot in config.bots],
+            config.settings(),
+            config.deals,
+            config.seed,
+            tables=config.sample,
+        )
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    output = config.output
+    output.mkdir(parents=True, exist_ok=True)
+    played = 0
+    interrupted = False
+    try:
+        store = ResultStore(output / DATABASE, config.identity())
+    except TournamentMismatchError as error:
+        raise ConfigError(
+            f"{output} holds another tournament ({error}): choose another --output folder"
+        ) from None
+    with store:
+        finished = store.finished_ids()
+        todo = [spec for spec in specs if spec.game_id not in finished]
+        done = len(specs) - len(todo)
+        if progress:
+            progress(done, len(specs))
+        options = BotOptions(deadline=config.deadline)
+        try:
+            if todo:
+                async with open_session(list(config.bots), output / LOGS, options) as session:
+                    _restore_faults(store, session.lobby.bots)
+                    executor = LocalExecutor(session, config.concurrency)
+                    async for outcome in executor.run(todo):
+                        store.save(outcome)
+                        played += 1
+                        if progress:
+                            progress(done + played, len(specs))
+        except asyncio.CancelledError:
+            interrupted = True
+        standings = write_results(store, output)
+        return RunSummary(standings, played, len(specs), store.count(), interrupted)
+
+
+def write_results(store: ResultStore, output: Path) -> Standings:
+    """Write the standings (JSON, CSV) and the replay file from what the store holds."""
+    standings = compute_standings(store.outcomes())
+    (output / STANDINGS_JSON).write_text(json.dumps(standings.to_dict(), indent=2) + "\n")
+    write_csv(output / STANDINGS_CSV, standings)
+    with (output / REPLAYS).open("w") as replays:
+        for outcome in store.outcomes():
+            replays.write(json.dumps(outcome.to_dict(), separators=(",", ":")) + "\n")
+    return standings
+
+
+def _restore_faults(store: ResultStore, bots: Mapping[str, Bot]) -> None:
+    """A resumed run carries on the fault counts (and disqualifications) of the earlier ones."""
+    for outcome in store.outcomes():
+        for fault in outcome.faults:
+            bots[outcome.spec.seats[fault.seat]].faults += 1
+        for name in outcome.disqualified:
+            bots[name].disqualified = True

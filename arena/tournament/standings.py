@@ -1,0 +1,300 @@
+"""Standings: per-bot totals, means with bootstrap confidence intervals, wins, faults, pairings.
+
+Computed in one pass over a stream of outcomes, keeping a few numbers per bot and per duplicate
+set, never the records. Everything is deterministic: the same outcomes give the same standings.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from arena.players import FaultKind
+from arena.tournament.outcome import GameOutcome
+
+RESAMPLES = 2000
+"""Bootstrap resamples behind each confidence interval."""
+
+_QUANTILES = 40
+"""Cut the bootstrap distribution in 40ths: the first and last cuts bound the middle 95%."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotStanding:
+    """One bot's line in the standings."""
+
+    rank: int
+    """1 for the fewest bullheads."""
+    bot: str
+    """The bot's name."""
+    games: int
+    """Games played."""
+    bullheads: int
+    """Bullheads taken over all its games."""
+    mean: float
+    """Bullheads per game."""
+    ci: tuple[float, float]
+    """95% confidence interval of `mean`, bootstrapped over duplicate sets."""
+    wins: float
+    """Games won, a game won by k tied bots counting 1/k for each."""
+    faults: int
+    """Faults committed."""
+    faults_by_kind: Mapping[FaultKind, int]
+    """Faults by kind, for the kinds committed."""
+    disqualified: bool
+    """Whether the bot was disqualified by the end of its last game."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {
+            "rank": self.rank,
+            "bot": self.bot,
+            "games": self.games,
+            "bullheads": self.bullheads,
+            "mean": self.mean,
+            "ci_low": self.ci[0],
+            "ci_high": self.ci[1],
+            "wins": self.wins,
+            "faults": self.faults,
+            "faults_by_kind": {kind.value: count for kind, count in self.faults_by_kind.items()},
+            "disqualified": self.disqualified,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """How one bot fared against another in the games they played at the same table."""
+
+    bot: str
+    """The bot the difference is for."""
+    opponent: str
+    """The other bot."""
+    games: int
+    """Games the two played at the same table."""
+    difference: float
+    """Mean over those games of the bot's bullheads minus the opponent's: negative is better."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {
+            "bot": self.bot,
+            "opponent": self.opponent,
+            "games": self.games,
+            "difference": self.difference,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """The standings of a tournament (or of the part of it played so far)."""
+
+    bots: tuple[BotStanding, ...]
+    """Every bot that played, best first."""
+    pairings: tuple[Pairing, ...]
+    """Every ordered pair of bots that met, in rank order of `bot`, then of `opponent`."""
+
+    def pairing(self, bot: str, opponent: str) -> Pairing | None:
+        """How `bot` fared against `opponent`; None if they never met."""
+        for pairing in self.pairings:
+            if (pairing.bot, pairing.opponent) == (bot, opponent):
+                return pairing
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {
+            "standings": [standing.to_dict() for standing in self.bots],
+            "pairwise": [pairing.to_dict() for pairing in self.pairings],
+        }
+
+
+@dataclass
+class _Tally:
+    """What is kept of one bot while the outcomes stream by."""
+
+    games: int = 0
+    bullheads: int = 0
+    wins: Fraction = Fraction(0)  # exact, so the sum does not depend on the order of games
+    faults: Counter[FaultKind] = field(default_factory=Counter)
+    disqualified: bool = False
+    sets: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """Bullheads and games in each duplicate set (table, deal) the bot played."""
+
+
+def compute_standings(
+    outcomes: Iterable[GameOutcome], resamples: int = RESAMPLES, seed: int = 0
+) -> Standings:
+    """Standings from finished games, read once.
+
+    Ranked by total bullheads, fewest first; ties go to the lower mean per game (the same total
+    over more games), then to the name in alphabetical order, so that ranks are always distinct.
+    """
+    if resamples < 2:
+        raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples!r}")
+    tallies: dict[str, _Tally] = {}
+    meetings: dict[tuple[str, str], list[int]] = {}
+    for outcome in outcomes:
+        _count(outcome, tallies)
+        _count_meetings(outcome, meetings)
+    order = sorted(tallies, key=lambda bot: (tallies[bot].bullheads, _mean(tallies[bot]), bot))
+    bots = tuple(
+        _standing(rank, bot, tallies[bot], resamples, seed)
+        for rank, bot in enumerate(order, start=1)
+    )
+    return Standings(bots, _pairings(order, meetings))
+
+
+def _count(outcome: GameOutcome, tallies: dict[str, _Tally]) -> None:
+    """Add one game to the tallies of the bots that played it."""
+    winners = outcome.winners
+    for seat, (bot, bullheads) in enumerate(zip(outcome.spec.seats, outcome.totals, strict=True)):
+        tally = tallies.setdefault(bot, _Tally())
+        tally.games += 1
+        tally.bullheads += bullheads
+        if bot in winners:
+            tally.wins += Fraction(1, len(winners))
+        tally.faults.update(fault.kind for fault in outcome.faults if fault.seat == seat)
+        tally.disqualified = tally.disqualified or bot in outcome.disqualified
+        duplicate = tally.sets.setdefault(outcome.spec.duplicate_set, [0, 0])
+        duplicate[0] += bullheads
+        duplicate[1] += 1
+
+
+def _count_meetings(outcome: GameOutcome, meetings: dict[tuple[str, str], list[int]]) -> None:
+    """Add one game's bullhead differences to every pair at its table, keyed in name order."""
+    for (a, a_bullheads), (b, b_bullheads) in combinations(sorted(outcome.scores.items()), 2):
+        meeting = meetings.setdefault((a, b), [0, 0])
+        meeting[0] += a_bullheads - b_bullheads
+        meeting[1] += 1
+
+
+def _mean(tally: _Tally) -> float:
+    return tally.bullheads / tally.games
+
+
+def _standing(rank: int, bot: str, tally: _Tally, resamples: int, seed: int) -> BotStanding:
+    # Each bot draws from its own generator, so its interval depends on its own games only.
+    rng = random.Random(f"{seed}/{bot}")
+    return BotStanding(
+        rank=rank,
+        bot=bot,
+        games=tally.games,
+        bullheads=tally.bullheads,
+        mean=_mean(tally),
+        ci=_bootstrap_ci(list(tally.sets.values()), resamples, rng),
+        wins=float(tally.wins),
+        faults=tally.faults.total(),
+        faults_by_kind={kind: tally.faults[kind] for kind in FaultKind if tally.faults[kind]},
+        disqualified=tally.disqualified,
+    )
+
+
+def _bootstrap_ci(sets: list[list[int]], resamples: int, rng: random.Random) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of bullheads per game, resampling duplicate sets.
+
+    `sets` holds [bullheads, games] for each duplicate set: all the rotations of one deal, which
+    share their cards, are one unit, since their games are not independent draws. Each resample
+    draws as many sets as there are, with replacement, and takes bullheads per game over them
+    (the mean of the sets' means when every set is complete, and still the right weighting when
+    an interrupted run left one short).
+    """
+    count = len(sets)
+    bullheads = [bullheads for bullheads, _ in sets]
+    games = [games for _, games in sets]
+    means = []
+    for _ in range(resamples):
+        picks = rng.choices(range(count), k=count)
+        means.append(sum(map(bullheads.__getitem__, picks)) / sum(map(games.__getitem__, picks)))
+    cuts = statistics.quantiles(means, n=_QUANTILES, method="inclusive")
+    return cuts[0], cuts[-1]
+
+
+def _pairings(order: list[str], meetings: dict[tuple[str, str], list[int]]) -> tuple[Pairing, ...]:
+    result = []
+    for bot in order:
+        for opponent in order:
+            if (bot, opponent) in meetings:
+                difference, games = meetings[bot, opponent]
+                result.append(Pairing(bot, opponent, games, difference / games))
+            elif (opponent, bot) in meetings:
+                difference, games = meetings[opponent, bot]
+                result.append(Pairing(bot, opponent, games, -difference / games))
+    return tuple(result)
+
+
+def standings_table(standings: Standings) -> str:
+    """The standings as a text table for people, best first."""
+    headers = [
+        "rank",
+        "bot",
+        "games",
+        "bullheads",
+        "mean",
+        "95% CI",
+        "wins",
+        "faults",
+        "disqualified",
+    ]
+    rows = [
+        [
+            line.rank,
+            line.bot,
+            line.games,
+            line.bullheads,
+            f"{line.mean:.2f}",
+            f"{line.ci[0]:.2f}-{line.ci[1]:.2f}",
+            f"{line.wins:.2f}",
+            _faults_cell(line),
+            "yes" if line.disqualified else "",
+        ]
+        for line in standings.bots
+    ]
+    align = ("right", "left", "right", "right", "right", "center", "right", "left", "left")
+    return tabulate(rows, headers, colalign=align, disable_numparse=True)
+
+
+def _faults_cell(line: BotStanding) -> str:
+    if not line.faults:
+        return "0"
+    kinds = ", ".join(f"{kind} {count}" for kind, count in line.faults_by_kind.items())
+    return f"{line.faults} ({kinds})"
+
+
+def pairwise_table(standings: Standings) -> str:
+    """The pairwise table for people: mean bullheads of the row's bot minus the column's."""
+    names = [line.bot for line in standings.bots]
+    cells = {(p.bot, p.opponent): f"{p.difference:+.2f}" for p in standings.pairings}
+    rows = [[bot] + [cells.get((bot, opponent), "") for opponent in names] for bot in names]
+    caption = "Bullheads per game at the same table, row's bot minus column's: negative is better"
+    align = ("left", *["right"] * len(names))
+    table = tabulate(rows, ["", *names], colalign=align, disable_numparse=True)
+    return f"{caption}\n{table}"
+
+
+def write_csv(path: Path | str, standings: Standings) -> None:
+    """Write the standings as CSV for spreadsheets: one row per bot, one column per fault kind."""
+    kinds = list(FaultKind)
+    with Path(path).open("w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(
+            ["rank", "bot", "games", "bullheads", "mean", "ci_low", "ci_high", "wins", "faults"]
+            + [f"faults_{kind.value}" for kind in kinds]
+            + ["disqualified"]
+        )
+        for line in standings.bots:
+            writer.writerow(
+                [line.rank, line.bot, line.games, line.bullheads, line.mean, *line.ci, line.wins]
+                + [line.faults]
+                + [line.faults_by_kind.get(kind, 0) for kind in kinds]
+                + [line.disqualified]
+            )

@@ -1,0 +1,77 @@
+"""`arena run` refuses bad input with one line naming the problem, and a non-zero exit."""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
+LOWEST = str(BOTS / "lowest_bot.py")
+HIGHEST = str(BOTS / "highest_bot.py")
+
+
+def refuse(*args: str) -> str:
+    """Run `arena run` expecting a usage error; return its one line of explanation."""
+    result = CliRunner().invoke(main, ["run", *args])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.output.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--variant", "chinese"],
+            "unknown variant 'chinese': choose one of standard, professional, professional-draft",
+        ),
+        (["--bot", "a=/no/such/bot.py", "--bot", f"b={HIGHEST}"], "no such file '/no/such/bot.py'"),
+        (
+            ["--bot", "a=no-such-program-xyz", "--bot", f"b={HIGHEST}"],
+            "no such command 'no-such-program-xyz' on PATH",
+        ),
+        (
+            ["--bot", f"same={LOWEST}", "--bot", f"same={HIGHEST}"],
+            "two bots are named 'same': give each a unique name",
+        ),
+        (
+            ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--players", "3"],
+            "2 bots cannot fill tables of 3: lower --players",
+        ),
+        (
+            ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--players", "11"],
+            "players must be 2 to 10, not 11",
+        ),
+        (["--bot", f"a={LOWEST}"], "enter at least 2 bots"),
+        (
+            ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--games", "3"],
+            "games per table must be a multiple of 2",
+        ),
+        (["--bot", f"a b={LOWEST}", "--bot", f"b={HIGHEST}"], "no such command 'a'"),
+        (["--bot", f"../evil={LOWEST}", "--bot", f"b={HIGHEST}"], "no such file '../evil=/"),
+        (["/no/such/tournament.toml"], "cannot read '/no/such/tournament.toml'"),
+    ],
+)
+def test_bad_input(args: list[str], message: str) -> None:
+    assert message in refuse(*args)
+
+
+def test_a_tournament_file_that_is_not_toml(tmp_path: Path) -> None:
+    bad = tmp_path / "t.toml"
+    bad.write_text("[tournament\nplayers = 4\n")
+    assert "is not valid TOML" in refuse(str(bad))
+
+
+def test_a_tournament_file_with_an_unknown_setting(tmp_path: Path) -> None:
+    bad = tmp_path / "t.toml"
+    bad.write_text("[tournament]\nplayerz = 4\n")
+    assert "unknown setting 'playerz'" in refuse(str(bad))
+
+
+def test_a_tournament_file_with_a_wrong_type(tmp_path: Path) -> None:
+    bad = tmp_path / "t.toml"
+    bad.write_text('[tournament]\nplayers = "four"\n')
+    assert "players cannot be 'four'" in refuse(str(bad))
