@@ -211,3 +211,7 @@ async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
             bar.close()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+
+
+if __name__ == "__main__":
+    main()

@@ -14,7 +14,6 @@ them as arguments or --address/--token flags), connects, says hello, answers eve
 run concurrently on one connection) and returns when the arena closes the stream.
 """
 
-from arena.players import Strategy as _Strategy
 from arena.players import cheapest_row
 from arena.rules import BULLHEADS, Settings, TurnRecord, Variant, View, bullheads, row_for
 from arena.sdk.client import Bot, run
@@ -31,4 +30,3 @@ __all__ = [
     "row_for",
     "run",
 ]
-del _Strategy

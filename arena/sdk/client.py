@@ -7,11 +7,12 @@ import asyncio
 import inspect
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+import traceback
+from collections.abc import AsyncIterator, Awaitable, Sequence
 
 import grpc
 
-from arena.players import Strategy
+from arena.players import cheapest_row
 from arena.protocol import (
     ADDRESS_VARIABLE,
     PROTOCOL_VERSION,
@@ -20,14 +21,28 @@ from arena.protocol import (
     pb,
     rpc,
 )
-from arena.rules import Decision, Settings, TurnRecord
+from arena.rules import Decision, Settings, TurnRecord, View
 
 
-class Bot(Strategy):
+class Bot:
     """A bot: implement `choose_card`; `choose_row` (cheapest row) and `choose_draft` (lowest
     card) have defaults. Each may be a plain method or `async def`. The `on_` hooks are optional
     notifications for bots that keep state; the view in every request is complete without them.
+
+    (Not an `arena.players.Strategy`, which must answer synchronously: a bot may `await`.)
     """
+
+    def choose_card(self, view: View) -> int | Awaitable[int]:
+        """The card to play this turn; must be in `view.hand`."""
+        raise NotImplementedError("a bot must implement choose_card")
+
+    def choose_row(self, view: View) -> int | Awaitable[int]:
+        """The row to take (0 to 3) when this bot's card is too low: by default the cheapest."""
+        return cheapest_row(view.rows)
+
+    def choose_draft(self, view: View) -> int | Awaitable[int]:
+        """The face-up card to draft, from `view.table`: by default the lowest."""
+        return view.table[0]
 
     def on_game_start(
         self, game_id: str, seat: int, settings: Settings, players: list[str]
@@ -82,7 +97,15 @@ def _notify(bot: Bot, message: pb.ArenaMessage) -> None:
         bot.on_game_end(over.game_id, list(over.totals), list(over.winners))
     elif kind == "fault":
         fault = message.fault
-        bot.on_fault(fault.game_id, convert.fault_kind_from_proto(fault.kind), fault.message)
+        bot.on_fault(fault.game_id, _fault_kind(fault.kind), fault.message)
+
+
+def _fault_kind(value: int) -> str:
+    """The kind's name; a kind this SDK does not know (from a newer arena) as its number."""
+    try:
+        return convert.fault_kind_from_proto(value)
+    except convert.ProtocolError:
+        return str(value)
 
 
 async def play(bot: Bot, address: str, token: str, name: str, version: str = "") -> None:
@@ -101,7 +124,12 @@ async def play(bot: Bot, address: str, token: str, name: str, version: str = "")
             yield message
 
     async def reply(request: pb.Request) -> None:
-        outbox.put_nowait(await _answer(bot, request))
+        try:
+            outbox.put_nowait(await _answer(bot, request))
+        except Exception:  # the bot's own bug: show it in the log, and serve the other requests
+            print(f"arena: no answer to request {request.request_id}:", file=sys.stderr)
+            traceback.print_exc()
+            sys.stderr.flush()
 
     tasks: set[asyncio.Task[None]] = set()
     async with grpc.aio.insecure_channel(address) as channel:
@@ -135,6 +163,8 @@ def run(bot: Bot, name: str | None = None, argv: Sequence[str] | None = None) ->
     try:
         asyncio.run(play(bot, args.address, args.token, args.name))
     except grpc.aio.AioRpcError as error:
+        if error.code() is grpc.StatusCode.UNAVAILABLE:
+            sys.exit(f"the arena at {args.address} is unavailable: {error.details()}")
         sys.exit(f"the arena ended the connection: {error.code().name}: {error.details()}")
     except KeyboardInterrupt:
         pass

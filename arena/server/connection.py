@@ -1,7 +1,9 @@
 """One bot's open stream: requests out, answers matched back to them by id, events on the side.
 
 Request ids are unique for the life of the connection, so a late answer can only match a request
-that is already closed: it is noted and discarded, never applied to a later request.
+that is already closed: it is noted and discarded, never applied to a later request. An answer
+under an id that is neither open nor late (never sent, or already answered) is a stray: most likely
+the bot got the request id wrong, so a request left unanswered meanwhile is malformed, not late.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from arena.rules import Decision, View
 
 STRAY_LIMIT = 50
 """Stray answers kept for fault messages; the rest are only counted."""
+LATE_LIMIT = 1000
+"""Timed-out request ids remembered, so that their late answers are not taken for strays."""
 
 
 @dataclass
 class _Open:
     decision: Decision
+    deadline: float
     answer: asyncio.Future[pb.Answer]
     strays: list[str] = field(default_factory=list)
 
@@ -37,31 +42,48 @@ class Connection:
         """Answers that matched no open request (late, repeated, or to a request never sent)."""
         self._ids = itertools.count(1)
         self._open: dict[int, _Open] = {}
+        self._late: set[int] = set()
+        """Requests that timed out and whose answer has not come yet."""
 
     async def ask(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
-        """Send one request and wait up to `deadline` seconds for its answer.
+        """Send one request and wait up to `deadline` seconds for its answer (`request`, then
+        `answer`)."""
+        return await self.answer(self.request(game_id, decision, view, deadline))
 
-        Raises PlayerFault: TIMEOUT, CRASHED when the stream ends first, MALFORMED for an answer
-        of the wrong kind.
+    def request(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
+        """Send one request, answerable within `deadline` seconds from now; its request id.
+
+        Raises PlayerFault (CRASHED) when the stream has ended.
         """
         if self.closed.is_set():
             raise PlayerFault(FaultKind.CRASHED, f"not connected: {self.close_reason}")
         request_id = next(self._ids)
-        waiting = _Open(decision, asyncio.get_running_loop().create_future())
-        self._open[request_id] = waiting
+        loop = asyncio.get_running_loop()
+        self._open[request_id] = _Open(decision, deadline, loop.create_future())
         self.outbox.put_nowait(
             request_message(request_id, game_id, decision, round(deadline * 1000), view)
         )
+        return request_id
+
+    async def answer(self, request_id: int) -> int:
+        """The card or row that answers a request sent with `request`, once it comes.
+
+        Raises PlayerFault: TIMEOUT when the deadline passes first (MALFORMED if stray answers
+        came meanwhile), CRASHED when the stream ends first, MALFORMED for an answer of the wrong
+        kind.
+        """
+        waiting = self._open[request_id]
         try:
-            answer = await asyncio.wait_for(waiting.answer, deadline)
+            answer = await asyncio.wait_for(waiting.answer, waiting.deadline)
         except TimeoutError:
+            self._expect_late(request_id)
             # An answer under another id while this one waited is most likely a wrong request id.
             kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
-            raise PlayerFault(kind, _late(request_id, deadline, waiting)) from None
+            raise PlayerFault(kind, _late(request_id, waiting)) from None
         finally:
             del self._open[request_id]
         try:
-            return answer_from_proto(answer, decision)
+            return answer_from_proto(answer, waiting.decision)
         except ProtocolError as error:
             raise PlayerFault(FaultKind.MALFORMED, f"request {request_id}: {error}") from None
 
@@ -77,9 +99,18 @@ class Connection:
             waiting.answer.set_result(answer)
             return
         self.strays += 1
+        if answer.request_id in self._late:  # late: discarded, but no sign of a wrong id
+            self._late.discard(answer.request_id)
+            return
         for other in self._open.values():
             if len(other.strays) < STRAY_LIMIT:
                 other.strays.append(f"an answer to request {answer.request_id}")
+
+    def _expect_late(self, request_id: int) -> None:
+        """Remember a timed-out request, so that its answer, if it comes, is known to be late."""
+        if len(self._late) >= LATE_LIMIT:  # a bot that never answers: forget the oldest
+            self._late.discard(min(self._late))
+        self._late.add(request_id)
 
     def close(self, reason: str) -> None:
         """The stream ended: every open request fails as a crash, and the writer stops."""
@@ -95,8 +126,10 @@ class Connection:
         self.outbox.put_nowait(None)
 
 
-def _late(request_id: int, deadline: float, waiting: _Open) -> str:
-    message = f"no answer to request {request_id} ({waiting.decision}) within {deadline:g} s"
+def _late(request_id: int, waiting: _Open) -> str:
+    message = (
+        f"no answer to request {request_id} ({waiting.decision}) within {waiting.deadline:g} s"
+    )
     if waiting.strays:
         message += "; meanwhile it sent " + ", ".join(waiting.strays[:3])
     return message

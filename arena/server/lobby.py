@@ -21,6 +21,9 @@ from arena.server.connection import Connection
 from arena.server.process import BotProcess, Limits, bot_environment
 from arena.server.service import Refused
 
+EXIT_GRACE = 1.0
+"""Seconds a bot has to exit by itself once the arena closed its stream, before it is stopped."""
+
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
@@ -78,11 +81,19 @@ class Bot:
     faults: int = 0
     disqualified: bool = False
     failed_starts: int = 0
+    problem: str = ""
+    """Why the bot is not connected, when it is not: the last thing noted in its log."""
 
     @property
     def name(self) -> str:
         """The bot's name."""
         return self.spec.name
+
+    def note(self, message: str) -> None:
+        """Write what the arena did about the bot into its log, for its author to read."""
+        self.problem = message
+        with self.log_path.open("a") as log:
+            log.write(f"[arena: {self.name} {message}]\n")
 
 
 class Lobby:
@@ -101,6 +112,8 @@ class Lobby:
         self._workdir = workdir or log_dir
         self.bots = {spec.name: Bot(spec, log_dir / f"{spec.name}.log") for spec in specs}
         self._tokens: list[tuple[str, Bot, Instance]] = []
+        self.processes: list[BotProcess] = []
+        """Every bot process the lobby started, running or not, in the order started."""
         self._watchers: set[asyncio.Task[None]] = set()
 
     # -- the server's side ------------------------------------------------------------------
@@ -115,14 +128,24 @@ class Lobby:
             raise Refused("unknown token: use the ARENA_TOKEN the arena gave this bot")
         bot, instance = found
         if instance.alive:
-            raise Refused(f"the token of {bot.name!r} is already connected")
+            raise Refused(
+                f"the token of {bot.name!r} is already connected: a bot opens one stream and "
+                "keeps it open; is another copy of it running?"
+            )
         connection = Connection(bot.name)
         instance.connection = connection
         instance.connected.set()
         return connection
 
     def leave(self, connection: Connection) -> None:
-        """A stream ended; its instance is no longer alive (see `Instance.alive`)."""
+        """A stream ended; its instance is no longer alive (see `Instance.alive`).
+
+        An external bot may connect again with the same token (its author restarted it): the
+        next game waits for that as for a first connection.
+        """
+        for _, _, instance in self._tokens:
+            if instance.connection is connection and instance.process is None:
+                instance.connected.clear()
 
     # -- the tournament's side --------------------------------------------------------------
 
@@ -146,13 +169,18 @@ class Lobby:
         external = bot.spec.argv is None
         for instance in bot.instances:
             if external or (not instance.busy and instance.alive):
-                if external:
-                    await self._wait_connected(instance)
+                if external and not await self._wait_connected(instance):
+                    bot.note(
+                        f"did not connect within {self.options.startup_timeout:g} s: start it "
+                        "with the address and token the arena gave"
+                    )
                 instance.busy = True
                 return instance
         if external:
             return None
         await self._retire_dead(bot)
+        if bot.disqualified:  # it crashed, and restarts are off
+            return None
         launched = await self._launch(bot)
         if launched is not None:
             launched.busy = True
@@ -163,19 +191,16 @@ class Lobby:
         instance.busy = False
 
     async def close(self) -> None:
-        """End every stream and stop every process the lobby started."""
+        """End every stream and stop every process the lobby started.
+
+        A bot whose stream ends may exit by itself (and flush its output) for `EXIT_GRACE`
+        seconds; then its process group is stopped.
+        """
         for bot in self.bots.values():
             for instance in bot.instances:
                 if instance.connection is not None:
                     instance.connection.close("the arena is shutting down")
-        await asyncio.gather(
-            *(
-                instance.process.stop()
-                for bot in self.bots.values()
-                for instance in bot.instances
-                if instance.process is not None
-            )
-        )
+        await asyncio.gather(*(process.stop(patience=EXIT_GRACE) for process in self.processes))
         for watcher in self._watchers:
             watcher.cancel()
 
@@ -197,22 +222,25 @@ class Lobby:
                 self.options.limits,
             )
         except OSError as error:
-            self._note(bot, f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
+            bot.note(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
             self._failed_start(bot)
             return None
+        self.processes.append(instance.process)
         watcher = asyncio.create_task(self._watch(instance))
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
         if not await self._wait_connected(instance):
             status = instance.process.returncode
             if status is None:
-                self._note(bot, f"did not connect within {self.options.startup_timeout:g} s")
+                bot.note(f"did not connect within {self.options.startup_timeout:g} s")
             else:
-                self._note(bot, f"exited with status {status} before connecting")
+                bot.note(f"exited with status {status} before connecting")
             await instance.process.stop()
+            self._forget(bot, instance)
             self._failed_start(bot)
             return None
         bot.failed_starts = 0
+        bot.problem = ""
         return instance
 
     async def _wait_connected(self, instance: Instance) -> bool:
@@ -223,19 +251,24 @@ class Lobby:
     def _failed_start(self, bot: Bot) -> None:
         """Two failed starts in a row disqualify a bot, so it cannot stall every game."""
         bot.failed_starts += 1
-        if bot.failed_starts >= 2:
+        if bot.failed_starts >= 2 and not bot.disqualified:
             bot.disqualified = True
+            bot.note("is disqualified: it failed to start twice in a row")
 
     async def _retire_dead(self, bot: Bot) -> None:
         """Stop what is left of instances whose stream ended, before launching a new one."""
         for instance in [i for i in bot.instances if not i.alive and i.connected.is_set()]:
             if instance.process is not None:
                 await instance.process.stop()
-            bot.instances.remove(instance)
-            self._tokens = [t for t in self._tokens if t[2] is not instance]
+            self._forget(bot, instance)
             if not self.options.restart:
-                self._note(bot, "crashed and is not restarted: the fallback plays for it")
+                bot.note("crashed and is not restarted: the fallback plays for it")
                 bot.disqualified = True
+
+    def _forget(self, bot: Bot, instance: Instance) -> None:
+        """Drop a dead instance, and its token with it: nobody may connect with that again."""
+        bot.instances.remove(instance)
+        self._tokens = [t for t in self._tokens if t[2] is not instance]
 
     async def _watch(self, instance: Instance) -> None:
         """When a launched bot exits, close its stream at once with a message saying so."""
@@ -244,7 +277,3 @@ class Lobby:
         if instance.connection is not None:
             instance.connection.close(f"the bot exited with status {status}")
         instance.connected.set()  # wake anyone still waiting for it to connect
-
-    def _note(self, bot: Bot, message: str) -> None:
-        with bot.log_path.open("a") as log:
-            log.write(f"[arena: {bot.name} {message}]\n")

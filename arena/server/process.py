@@ -20,6 +20,8 @@ from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "NODE_PATH")
 """What a bot inherits of the arena's environment: enough to find its interpreter, no secrets."""
+_POLL = 0.05
+"""Seconds between looks at whether a bot process has exited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class BotProcess:
     def __init__(self, process: asyncio.subprocess.Process, pump: asyncio.Task[None]) -> None:
         self._process = process
         self._pump = pump
+        self._exited = asyncio.Event()
+        self._ended = asyncio.create_task(self._end())
 
     @classmethod
     async def start(
@@ -95,30 +99,54 @@ class BotProcess:
         return self._process.returncode
 
     async def wait(self) -> int:
-        """Wait for the program to exit."""
-        return await self._process.wait()
+        """Wait for the program itself to exit (not for children it left); its exit status."""
+        await self._exited.wait()
+        status = self._process.returncode
+        assert status is not None
+        return status
 
-    async def stop(self, grace: float = 2.0) -> None:
-        """Stop the whole process group: SIGTERM, then SIGKILL after `grace` seconds."""
+    async def stop(self, patience: float = 0.0, grace: float = 2.0) -> None:
+        """Stop the whole process group and wait until its output is drained.
+
+        The program may first exit by itself for `patience` seconds (its stream is closed and
+        it should be on its way out); then SIGTERM, and SIGKILL after `grace` seconds. Whatever
+        is left in its group is killed as soon as the program exits, whether stopped or not.
+        """
+        if self._process.returncode is None and patience > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._ended), patience)
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            if self._process.returncode is not None:
+                break
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, sig)
-            try:
-                await asyncio.wait_for(self._process.wait(), wait)
-                break
-            except TimeoutError:
-                continue
-        # Children that outlived the leader still sit in its group: make sure none survives.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._ended), wait)
+        if self._process.returncode is not None:  # else it is stuck beyond even SIGKILL
+            await asyncio.shield(self._ended)
+
+    async def _end(self) -> None:
+        """When the program exits, kill what is left of its group and drain its output."""
+        # Polled: asyncio's `Process.wait` (Python 3.11) also waits until the output pipe is
+        # closed, and a child the bot left behind may hold it open for as long as it lives.
+        while self._process.returncode is None:
+            await asyncio.sleep(_POLL)
+        self._exited.set()
+        # At once: children that outlived the bot still sit in its group, and the group id is
+        # certain to be the bot's only now, before the system may hand the number out again.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pump, 5.0)
+            await asyncio.wait_for(self._process.wait(), 5.0)  # let asyncio finish with it
 
 
 async def _copy_capped(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
-    """Copy a bot's output into its log up to `cap` bytes, then keep draining it unwritten."""
-    written = 0
+    """Copy a bot's output into its log until the log holds `cap` bytes, then keep draining it
+    unwritten. The cap is for the log, not for one run: a bot restarted after a crash appends
+    to what its earlier runs wrote."""
     with path.open("ab") as log:
+        written = log.tell()
         while chunk := await stream.read(65536):
             if written < cap:
                 piece = chunk[: cap - written]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from arena.players import Fault, FaultKind, Player, PlayerFault, fallback
 from arena.protocol import convert, pb
@@ -32,6 +33,8 @@ class RemotePlayer(Player):
         self._options = options
         self._asked = False
         self._gone = False
+        self._request_id = 0
+        """The request the latest decision was asked in; 0 when none was sent."""
 
     async def choose_card(self, view: View) -> int:
         return await self._ask(Decision.CARD, view)
@@ -43,18 +46,21 @@ class RemotePlayer(Player):
         return await self._ask(Decision.DRAFT, view)
 
     async def _ask(self, decision: Decision, view: View) -> int:
+        self._request_id = 0
         if self.bot.disqualified or self._gone:
             return fallback(decision, view)
         connection = self._instance.connection if self._instance is not None else None
         if connection is None or connection.closed.is_set():
             self._gone = True
             if connection is None:
-                raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} is not connected")
+                why = self.bot.problem or "is not connected"
+                raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} {why}")
             raise PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
         deadline = self._options.deadline if self._asked else self._options.first_deadline
         self._asked = True
         try:
-            return await connection.ask(self._game_id, decision, view, deadline)
+            self._request_id = connection.request(self._game_id, decision, view, deadline)
+            return await connection.answer(self._request_id)
         except PlayerFault as fault:
             if fault.kind is FaultKind.CRASHED:
                 self._gone = True
@@ -83,7 +89,16 @@ class RemotePlayer(Player):
     def faulted(self, fault: Fault) -> None:
         """Count the fault toward disqualification and tell the bot, so its author sees why."""
         self.bot.faults += 1
+        self._tell(self._request_id, fault)
         limit = self._options.max_faults
-        if limit and self.bot.faults >= limit:
+        if limit and self.bot.faults >= limit and not self.bot.disqualified:
             self.bot.disqualified = True
-        self._send(pb.ArenaMessage(fault=convert.fault_to_proto(self._game_id, 0, fault)))
+            why = f"is disqualified after {self.bot.faults} faults: the fallback plays for it"
+            self.bot.note(why)
+            self._tell(
+                0, replace(fault, kind=FaultKind.DISQUALIFIED, message=f"{self.bot.name} {why}")
+            )
+
+    def _tell(self, request_id: int, fault: Fault) -> None:
+        notice = convert.fault_to_proto(self._game_id, request_id, fault)
+        self._send(pb.ArenaMessage(fault=notice))

@@ -1,0 +1,1 @@
+"""The Python bot SDK against a scripted arena."""

@@ -1,0 +1,1 @@
+"""Integration tests: the real arena server and real bot processes, on loopback."""

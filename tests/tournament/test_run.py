@@ -1,0 +1,119 @@
+"""Real tournaments of sample-bot processes over gRPC: reproducible, resumable, fair."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from arena.specs import parse_bot
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import DATABASE, REPLAYS, STANDINGS_JSON, run_tournament
+
+BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
+ENTRIES = [f"{name}={BOTS / f'{name}_bot.py'}" for name in ("heuristic", "random", "lowest")]
+
+
+def config(output: Path, concurrency: int = 2, **changes: object) -> TournamentConfig:
+    base = TournamentConfig(
+        bots=tuple(parse_bot(entry) for entry in ENTRIES),
+        players=3,
+        games=6,
+        seed=11,
+        concurrency=concurrency,
+        output=output,
+    )
+    return replace(base, **changes)
+
+
+def results(output: Path) -> tuple[str, str]:
+    """The replay file and standings a run left, the two things that must match."""
+    return (output / REPLAYS).read_text(), (output / STANDINGS_JSON).read_text()
+
+
+def test_same_seed_same_results_whatever_the_concurrency(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    one = asyncio.run(run_tournament(config(tmp_path / "c1", concurrency=1)))
+    four = asyncio.run(run_tournament(config(tmp_path / "c4", concurrency=4)))
+    again = asyncio.run(run_tournament(config(tmp_path / "again", concurrency=4)))
+    assert one.played == four.played == again.played == 6
+    assert not one.interrupted
+    assert results(tmp_path / "c1") == results(tmp_path / "c4") == results(tmp_path / "again")
+    assert all(bot.faults == 0 for bot in four.standings.bots)
+    replays = (tmp_path / "c1" / REPLAYS).read_text().splitlines()
+    assert len(replays) == 6
+    assert len({json.loads(line)["spec"]["game_id"] for line in replays}) == 6
+
+
+def test_a_finished_tournament_run_again_plays_nothing(tmp_path: Path) -> None:
+    asyncio.run(run_tournament(config(tmp_path)))
+    again = asyncio.run(run_tournament(config(tmp_path)))
+    assert again.played == 0 and again.stored == 6
+
+
+def test_the_heuristic_bot_beats_random(tmp_path: Path) -> None:
+    """A fixed seed: with 12 duplicate games the gap is far wider than any noise between runs."""
+    summary = asyncio.run(run_tournament(config(tmp_path, games=12)))
+    ranks = {bot.bot: bot for bot in summary.standings.bots}
+    assert ranks["heuristic"].rank < ranks["random"].rank
+    assert ranks["heuristic"].ci[1] < ranks["random"].ci[0], "the 95% intervals overlap"
+
+
+def stored(database: Path) -> int:
+    if not database.exists():
+        return 0
+    with sqlite3.connect(database) as db:
+        try:
+            return int(db.execute("select count(*) from games").fetchone()[0])
+        except sqlite3.OperationalError:  # the schema is not written yet
+            return 0
+
+
+def arena_run(output: Path, *extra: str) -> subprocess.Popen[str]:
+    args = [sys.executable, "-m", "arena.cli", "run", "--players", "3", "--games", "12"]
+    args += ["--seed", "11", "--concurrency", "2", "--quiet", "--output", str(output)]
+    for entry in ENTRIES:
+        args += ["--bot", entry]
+    return subprocess.Popen(
+        [*args, *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def test_interrupt_then_resume_equals_an_uninterrupted_run(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    whole = arena_run(tmp_path / "whole")
+    assert whole.wait(timeout=120) == 0, whole.stderr.read()
+
+    cut = tmp_path / "cut"
+    first = arena_run(cut)
+    try:
+        give_up = time.monotonic() + 120
+        while stored(cut / DATABASE) < 3 and first.poll() is None:
+            assert time.monotonic() < give_up, "no games finished"
+            time.sleep(0.05)
+        os.killpg(first.pid, signal.SIGINT)
+        out, err = first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+    assert first.returncode == 130, err
+    assert "interrupted" in err and "run the same command again" in err
+    assert 3 <= stored(cut / DATABASE) < 12
+    assert "rank" in out, "partial standings are printed"
+    second = arena_run(cut)
+    assert second.wait(timeout=120) == 0, second.stderr.read()
+    assert results(cut) == results(tmp_path / "whole")
