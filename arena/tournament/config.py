@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field, replace
+from math import gcd
 from pathlib import Path
 from typing import Any
 
 from arena.rules import InvalidSettingsError, Settings, Variant
-from arena.server.lobby import BotSpec
+from arena.server.lobby import BotOptions, BotSpec
 from arena.specs import BadBotSpec, parse_bot
+from arena.tournament.schedule import round_robin_size
+
+MAX_ROUND_ROBIN_GAMES = 100_000
+"""Above this many games the full round-robin needs an explicit choice: a sample, or fewer bots."""
+_BOT_DEFAULTS = BotOptions()
 
 
 class ConfigError(ValueError):
@@ -39,8 +45,23 @@ class TournamentConfig:
     """Seconds a bot has for each decision."""
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     """Games played at once."""
+    max_faults: int = _BOT_DEFAULTS.max_faults
+    """Faults after which a bot is disqualified; 0 for never."""
+    restart: bool = _BOT_DEFAULTS.restart
+    """Whether a bot that crashed is started again for its next game."""
+    startup_timeout: float = _BOT_DEFAULTS.startup_timeout
+    """Seconds a bot has to connect after it is started."""
     output: Path = Path("arena-out")
     """The folder for results, standings, replays and logs."""
+
+    def bot_options(self) -> BotOptions:
+        """How the lobby treats this tournament's bots."""
+        return BotOptions(
+            deadline=self.deadline,
+            max_faults=self.max_faults,
+            restart=self.restart,
+            startup_timeout=self.startup_timeout,
+        )
 
     @property
     def table_size(self) -> int:
@@ -93,6 +114,15 @@ class TournamentConfig:
             raise ConfigError("the deadline must be more than 0 seconds")
         if self.concurrency < 1:
             raise ConfigError("concurrency must be at least 1")
+        if self.max_faults < 0 or self.startup_timeout <= 0:
+            raise ConfigError("max faults must be 0 or more and the start-up timeout above 0")
+        size = round_robin_size(len(names), seats, self.deals)
+        if self.sample is None and size.games > MAX_ROUND_ROBIN_GAMES:
+            suggestion = _suggest(len(names), seats)
+            raise ConfigError(
+                f"the full round-robin is {size.tables} tables, {size.games} games: too many; "
+                f"play a balanced sample with --sample TABLES (e.g. --sample {suggestion})"
+            )
 
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
@@ -106,6 +136,9 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "deadline": (int, float),
     "concurrency": int,
     "output": str,
+    "max_faults": int,
+    "restart": bool,
+    "startup_timeout": (int, float),
 }
 """The settings a tournament file may hold in [tournament], and their TOML types."""
 
@@ -123,7 +156,7 @@ def load(path: Path) -> TournamentConfig:
         if key not in _TYPES:
             known = ", ".join(_TYPES)
             raise ConfigError(f"{str(path)!r}: unknown setting {key!r} (known: {known})")
-        if not isinstance(value, _TYPES[key]) or isinstance(value, bool):
+        if not isinstance(value, _TYPES[key]) or (isinstance(value, bool) and key != "restart"):
             raise ConfigError(f"{str(path)!r}: {key} cannot be {value!r}")
     base = path.parent
     bots = []
@@ -157,3 +190,9 @@ def variant(value: object) -> Variant:
     except ValueError:
         choices = ", ".join(v.value for v in Variant)
         raise ConfigError(f"unknown variant {value!r}: choose one of {choices}") from None
+
+
+def _suggest(bots: int, players: int) -> int:
+    """A sample size that seats every bot equally often: about 100 tables per bot, rounded."""
+    step = bots // gcd(bots, players)  # tables must make tables*players a multiple of bots
+    return max(step, (bots * 25 // players) // step * step)

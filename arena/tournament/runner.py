@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.server.lobby import Bot, BotOptions
+from arena.server.lobby import Bot
 from arena.server.session import open_session
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import LocalExecutor
@@ -79,7 +79,7 @@ async def run_tournament(config: TournamentConfig, progress: Progress | None = N
         done = len(specs) - len(todo)
         if progress:
             progress(done, len(specs))
-        options = BotOptions(deadline=config.deadline)
+        options = config.bot_options()
         try:
             if todo:
                 async with open_session(list(config.bots), output / LOGS, options) as session:

@@ -75,3 +75,18 @@ def test_a_tournament_file_with_a_wrong_type(tmp_path: Path) -> None:
     bad = tmp_path / "t.toml"
     bad.write_text('[tournament]\nplayers = "four"\n')
     assert "players cannot be 'four'" in refuse(str(bad))
+
+
+def test_a_round_robin_too_large_offers_a_balanced_sample(tmp_path: Path) -> None:
+    bots = [f"--bot=b{i}={LOWEST}" for i in range(30)]
+    line = refuse(*bots, "--players", "4", "--output", str(tmp_path))
+    assert "the full round-robin is 27405 tables, 109620 games: too many" in line
+    assert "--sample" in line
+
+
+def test_another_tournament_in_the_same_folder_is_refused(tmp_path: Path) -> None:
+    args = ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--games", "2"]
+    first = CliRunner().invoke(main, ["run", *args, "--quiet", "--output", str(tmp_path)])
+    assert first.exit_code == 0, first.output
+    line = refuse(*args, "--seed", "5", "--output", str(tmp_path))
+    assert "holds another tournament" in line and "seed: 0 -> 5" in line
