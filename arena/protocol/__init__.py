@@ -32,7 +32,7 @@ from arena.protocol.convert import (
     view_from_proto,
     view_to_proto,
 )
-from arena.protocol.environment import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.protocol.environment import ADDRESS_VARIABLE, TLS_CA_VARIABLE, TOKEN_VARIABLE
 from arena.protocol.generated import SERVICE_NAME, pb, rpc
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "FAULT_KINDS",
     "PROTOCOL_VERSION",
     "SERVICE_NAME",
+    "TLS_CA_VARIABLE",
     "TOKEN_VARIABLE",
     "VARIANTS",
     "ProtocolError",

@@ -9,7 +9,6 @@ the bot got the request id wrong, so a request left unanswered meanwhile is malf
 from __future__ import annotations
 
 import asyncio
-import itertools
 from dataclasses import dataclass, field
 
 from arena.players import FaultKind, PlayerFault
@@ -40,10 +39,13 @@ class Connection:
         self.close_reason = ""
         self.strays = 0
         """Answers that matched no open request (late, repeated, or to a request never sent)."""
-        self._ids = itertools.count(1)
+        self._last_id = 0
+        """The last request id sent; ids count up from 1, so any id up to it was sent."""
         self._open: dict[int, _Open] = {}
         self._late: set[int] = set()
         """Requests that timed out and whose answer has not come yet."""
+        self._violations: list[str] = []
+        """Protocol faults tied to no open request, charged at the bot's next decision."""
 
     async def ask(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
         """Send one request and wait up to `deadline` seconds for its answer (`request`, then
@@ -57,7 +59,9 @@ class Connection:
         """
         if self.closed.is_set():
             raise PlayerFault(FaultKind.CRASHED, f"not connected: {self.close_reason}")
-        request_id = next(self._ids)
+        if self._violations:  # the fallback takes this decision, and the fault is on record
+            raise PlayerFault(FaultKind.MALFORMED, self._violations.pop(0))
+        self._last_id = request_id = self._last_id + 1
         loop = asyncio.get_running_loop()
         self._open[request_id] = _Open(decision, deadline, loop.create_future())
         self.outbox.put_nowait(
@@ -102,9 +106,19 @@ class Connection:
         if answer.request_id in self._late:  # late: discarded, but no sign of a wrong id
             self._late.discard(answer.request_id)
             return
-        for other in self._open.values():
-            if len(other.strays) < STRAY_LIMIT:
-                other.strays.append(f"an answer to request {answer.request_id}")
+        if self._open:  # most likely a wrong id for an open request: its fault will say so
+            for other in self._open.values():
+                if len(other.strays) < STRAY_LIMIT:
+                    other.strays.append(f"an answer to request {answer.request_id}")
+        elif 0 < answer.request_id <= self._last_id:  # sent, not open, not late: answered
+            self.violation(f"answered request {answer.request_id} twice")
+        else:
+            self.violation(f"answered request {answer.request_id}, which it was never sent")
+
+    def violation(self, message: str) -> None:
+        """A breach of the protocol tied to no open request: it costs the bot its next decision."""
+        if len(self._violations) < STRAY_LIMIT:
+            self._violations.append(message)
 
     def _expect_late(self, request_id: int) -> None:
         """Remember a timed-out request, so that its answer, if it comes, is known to be late."""

@@ -89,9 +89,13 @@ class Bot:
         """The bot's name."""
         return self.spec.name
 
+    def unreachable(self, message: str) -> None:
+        """The bot cannot play: say why in its log, and in the fault of each game it misses."""
+        self.problem = message
+        self.note(message)
+
     def note(self, message: str) -> None:
         """Write what the arena did about the bot into its log, for its author to read."""
-        self.problem = message
         with self.log_path.open("a") as log:
             log.write(f"[arena: {self.name} {message}]\n")
 
@@ -128,6 +132,7 @@ class Lobby:
             raise Refused("unknown token: use the ARENA_TOKEN the arena gave this bot")
         bot, instance = found
         if instance.alive:
+            bot.note("a second connection with its token was refused")
             raise Refused(
                 f"the token of {bot.name!r} is already connected: a bot opens one stream and "
                 "keeps it open; is another copy of it running?"
@@ -170,7 +175,7 @@ class Lobby:
         for instance in bot.instances:
             if external or (not instance.busy and instance.alive):
                 if external and not await self._wait_connected(instance):
-                    bot.note(
+                    bot.unreachable(
                         f"did not connect within {self.options.startup_timeout:g} s: start it "
                         "with the address and token the arena gave"
                     )
@@ -186,9 +191,15 @@ class Lobby:
             launched.busy = True
         return launched
 
-    def release(self, instance: Instance) -> None:
-        """The game is over: the instance may serve another."""
+    async def release(self, instance: Instance) -> None:
+        """The game is over: the instance may serve another, unless its bot was disqualified,
+        whose processes are stopped at once so they cost the other bots no CPU or memory."""
         instance.busy = False
+        owner = [bot for bot in self.bots.values() if instance in bot.instances]
+        if owner and owner[0].disqualified and instance.process is not None:
+            if instance.connection is not None:
+                instance.connection.close("the bot is disqualified")
+            await instance.process.stop(patience=EXIT_GRACE)
 
     async def close(self) -> None:
         """End every stream and stop every process the lobby started.
@@ -211,18 +222,19 @@ class Lobby:
         instance = Instance(secrets.token_urlsafe(24))
         self._tokens.append((instance.token, bot, instance))
         bot.instances.append(instance)
-        self._workdir.mkdir(parents=True, exist_ok=True)
+        workdir = self._workdir / bot.name  # names are checked: it stays inside the folder
+        workdir.mkdir(parents=True, exist_ok=True)
         try:
             instance.process = await BotProcess.start(
                 bot.spec.argv,
                 bot_environment(self.address, instance.token),
-                self._workdir,
+                workdir,
                 bot.log_path,
                 self.options.log_cap,
                 self.options.limits,
             )
         except OSError as error:
-            bot.note(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
+            bot.unreachable(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
             self._failed_start(bot)
             return None
         self.processes.append(instance.process)
@@ -232,9 +244,9 @@ class Lobby:
         if not await self._wait_connected(instance):
             status = instance.process.returncode
             if status is None:
-                bot.note(f"did not connect within {self.options.startup_timeout:g} s")
+                bot.unreachable(f"did not connect within {self.options.startup_timeout:g} s")
             else:
-                bot.note(f"exited with status {status} before connecting")
+                bot.unreachable(f"exited with status {status} before connecting")
             await instance.process.stop()
             self._forget(bot, instance)
             self._failed_start(bot)
@@ -257,17 +269,21 @@ class Lobby:
 
     async def _retire_dead(self, bot: Bot) -> None:
         """Stop what is left of instances whose stream ended, before launching a new one."""
-        for instance in [i for i in bot.instances if not i.alive and i.connected.is_set()]:
+        dead = [i for i in bot.instances if not i.alive and i.connected.is_set()]
+        for instance in dead:  # forgotten first: a concurrent acquire must not retire it too
+            self._forget(bot, instance)
+        for instance in dead:
             if instance.process is not None:
                 await instance.process.stop()
-            self._forget(bot, instance)
             if not self.options.restart:
                 bot.note("crashed and is not restarted: the fallback plays for it")
                 bot.disqualified = True
 
     def _forget(self, bot: Bot, instance: Instance) -> None:
-        """Drop a dead instance, and its token with it: nobody may connect with that again."""
-        bot.instances.remove(instance)
+        """Drop a dead instance, and its token with it: nobody may connect with that again.
+        Idempotent: a failed launch and a concurrent acquire may both retire the same one."""
+        if instance in bot.instances:
+            bot.instances.remove(instance)
         self._tokens = [t for t in self._tokens if t[2] is not instance]
 
     async def _watch(self, instance: Instance) -> None:

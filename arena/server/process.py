@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -29,14 +30,15 @@ class Limits:
     """Resource limits applied to a bot process before its command runs."""
 
     memory_bytes: int | None = None
-    """Address-space limit (RLIMIT_AS); None for none."""
+    """Memory limit (RLIMIT_DATA: heap and private mappings); past it allocations fail. None for
+    none. Not RLIMIT_AS: runtimes such as Node.js reserve far more address space than they use."""
     cpu_seconds: int | None = None
     """CPU-time limit (RLIMIT_CPU); the kernel kills the bot past it. None for none."""
 
     def apply(self) -> None:
         """Set the limits on the current process (runs in the child, before exec)."""
         if self.memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (self.memory_bytes, self.memory_bytes))
+            resource.setrlimit(resource.RLIMIT_DATA, (self.memory_bytes, self.memory_bytes))
         if self.cpu_seconds is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds))
 
@@ -53,9 +55,12 @@ def bot_environment(address: str, token: str, extra: Mapping[str, str] = {}) -> 
 class BotProcess:
     """One running bot program and its capped log."""
 
-    def __init__(self, process: asyncio.subprocess.Process, pump: asyncio.Task[None]) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, pump: asyncio.Task[None], token: str
+    ) -> None:
         self._process = process
         self._pump = pump
+        self._token = token
         self._exited = asyncio.Event()
         self._ended = asyncio.create_task(self._end())
 
@@ -74,6 +79,7 @@ class BotProcess:
         Raises OSError when the command cannot be started (not found, not executable).
         """
         preexec: Callable[[], None] | None = limits.apply if limits != Limits() else None
+        _adopt_orphans()
         process = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
@@ -86,7 +92,7 @@ class BotProcess:
         )
         assert process.stdout is not None
         pump = asyncio.create_task(_copy_capped(process.stdout, log_path, log_cap))
-        return cls(process, pump)
+        return cls(process, pump, env.get(TOKEN_VARIABLE, ""))
 
     @property
     def pid(self) -> int:
@@ -136,9 +142,46 @@ class BotProcess:
         # certain to be the bot's only now, before the system may hand the number out again.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
+        kill_escaped(self._token)
+        await asyncio.sleep(_POLL)  # a grandchild is orphaned only once its parent has died
+        kill_escaped(self._token)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pump, 5.0)
             await asyncio.wait_for(self._process.wait(), 5.0)  # let asyncio finish with it
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _adopt_orphans() -> None:
+    """Make this process the subreaper of its descendants (Linux): a bot's child that leaves
+    the bot's process group (setsid) and is orphaned becomes our child, not init's, so
+    `kill_escaped` can still find and stop it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def kill_escaped(token: str) -> None:
+    """Kill and reap our children that carry this bot's token: processes the bot started that
+    escaped its process group and were orphaned to us. The token in their environment (which a
+    bot's children inherit) tells them from any other child of the arena."""
+    if not token:
+        return
+    mark = f"{TOKEN_VARIABLE}={token}".encode()
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) != me:
+                continue
+            if mark not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            os.kill(int(entry.name), signal.SIGKILL)
+            os.waitpid(int(entry.name), 0)
+        except (OSError, ValueError, ChildProcessError):  # gone meanwhile, or not ours to reap
+            continue
 
 
 async def _copy_capped(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
@@ -146,12 +189,13 @@ async def _copy_capped(stream: asyncio.StreamReader, path: Path, cap: int) -> No
     unwritten. The cap is for the log, not for one run: a bot restarted after a crash appends
     to what its earlier runs wrote."""
     with path.open("ab") as log:
-        written = log.tell()
         while chunk := await stream.read(65536):
+            # The size on disk, not a count of our own: several instances of a bot share its
+            # log. No await between measuring and writing, so no other writer slips in.
+            written = os.fstat(log.fileno()).st_size
             if written < cap:
                 piece = chunk[: cap - written]
                 log.write(piece)
-                written += len(piece)
-                if written >= cap:
+                if written + len(piece) >= cap:
                     log.write(f"\n[arena: log capped at {cap} bytes]\n".encode())
                 log.flush()

@@ -47,15 +47,18 @@ class RemotePlayer(Player):
 
     async def _ask(self, decision: Decision, view: View) -> int:
         self._request_id = 0
-        if self.bot.disqualified or self._gone:
+        if self._gone:
             return fallback(decision, view)
         connection = self._instance.connection if self._instance is not None else None
         if connection is None or connection.closed.is_set():
             self._gone = True
-            if connection is None:
-                why = self.bot.problem or "is not connected"
-                raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} {why}")
-            raise PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
+            if connection is not None:
+                raise PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
+            if self.bot.problem:  # each game it misses says why, once
+                raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} {self.bot.problem}")
+            return fallback(decision, view)  # disqualified for its faults before the game
+        if self.bot.disqualified:  # out for its faults: never asked again
+            return fallback(decision, view)
         deadline = self._options.deadline if self._asked else self._options.first_deadline
         self._asked = True
         try:

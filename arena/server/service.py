@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from arena import __version__
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, pb, rpc
 from arena.server.connection import Connection
+from arena.server.listen import Listener
 
 HELLO_TIMEOUT = 10.0
 """Seconds a new stream has to say hello before the arena hangs up."""
@@ -103,7 +104,7 @@ async def _read_answers(requests: AsyncIterator[pb.BotMessage], connection: Conn
             if message.WhichOneof("kind") == "answer":
                 connection.receive(message.answer)
             else:
-                connection.strays += 1
+                connection.violation("sent a second hello on its stream")
     except grpc.aio.AioRpcError as error:
         reason = f"the stream broke: {error.code().name} {error.details()}"
     except Exception as error:  # a broken stream surfaces as many kinds of error
@@ -112,9 +113,13 @@ async def _read_answers(requests: AsyncIterator[pb.BotMessage], connection: Conn
 
 
 async def create_server(
-    admission: Admission, address: str = "127.0.0.1:0", max_message: int = DEFAULT_MAX_MESSAGE
-) -> tuple[grpc.aio.Server, str]:
-    """A started arena server and the address bots dial (the real port when asked for port 0).
+    admission: Admission,
+    address: str = "127.0.0.1:0",
+    max_message: int = DEFAULT_MAX_MESSAGE,
+    public: Listener | None = None,
+) -> tuple[grpc.aio.Server, str, str | None]:
+    """A started arena server, the address launched bots dial (the real port when asked for
+    port 0), and the public address external bots dial, if `public` is given.
 
     Besides the Arena service it serves gRPC health checking and reflection.
     """
@@ -130,11 +135,11 @@ async def create_server(
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    local = Listener(address)
+    local.check()  # launched bots dial this one: loopback, or refuse
+    bound = local.bind(server)
+    public_address = public.bind(server) if public is not None else None
     await server.start()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    if address.startswith("unix:"):
-        return server, address
-    host = address.rsplit(":", 1)[0]
-    return server, f"{host}:{port}"
+    return server, bound, public_address

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from arena.players import GameResult, play_game
 from arena.rules import Settings
+from arena.server.listen import Listener
 from arena.server.lobby import BotOptions, BotSpec, Lobby
 from arena.server.remote import RemotePlayer
 from arena.server.service import DEFAULT_MAX_MESSAGE, create_server
@@ -18,9 +19,12 @@ from arena.server.service import DEFAULT_MAX_MESSAGE, create_server
 class Session:
     """Bots connected to a live server, ready to be seated at games."""
 
-    def __init__(self, lobby: Lobby, address: str) -> None:
+    def __init__(self, lobby: Lobby, address: str, public_address: str | None = None) -> None:
         self.lobby = lobby
         self.address = address
+        """Where launched bots connect (loopback)."""
+        self.public_address = public_address
+        """Where external bots connect, when the session listens beyond loopback."""
 
     async def play(
         self, game_id: str, settings: Settings, seats: Sequence[str], seed: int, rotation: int = 0
@@ -36,7 +40,7 @@ class Session:
         finally:
             for instance in instances:
                 if instance is not None:
-                    self.lobby.release(instance)
+                    await self.lobby.release(instance)
 
 
 @asynccontextmanager
@@ -46,14 +50,19 @@ async def open_session(
     options: BotOptions = BotOptions(),
     address: str = "127.0.0.1:0",
     max_message: int = DEFAULT_MAX_MESSAGE,
+    public: Listener | None = None,
+    workdir: Path | None = None,
 ) -> AsyncIterator[Session]:
-    """Start the server and the lobby; on leaving, stop every bot process and the server."""
+    """Start the server and the lobby; on leaving, stop every bot process and the server.
+
+    Each launched bot runs in its own folder under `workdir` (default: `log_dir`).
+    """
     log_dir.mkdir(parents=True, exist_ok=True)
-    lobby = Lobby(specs, log_dir, options)
-    server, bound = await create_server(lobby, address, max_message)
+    lobby = Lobby(specs, log_dir, options, workdir)
+    server, bound, public_address = await create_server(lobby, address, max_message, public)
     lobby.address = bound
     try:
-        yield Session(lobby, bound)
+        yield Session(lobby, bound, public_address)
     finally:
         try:
             await lobby.close()

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.rules import InvalidSettingsError, Settings, Variant
+from arena.server.listen import Listener, ListenError
 from arena.server.lobby import BotOptions, BotSpec
+from arena.server.process import Limits
 from arena.specs import BadBotSpec, parse_bot
 from arena.tournament.schedule import round_robin_size
 
@@ -43,6 +45,8 @@ class TournamentConfig:
     """Play a balanced sample of this many tables instead of the full round-robin."""
     deadline: float = 1.0
     """Seconds a bot has for each decision."""
+    first_deadline: float = _BOT_DEFAULTS.first_deadline
+    """Seconds for the first decision of each game, when a bot may still be warming up."""
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     """Games played at once."""
     max_faults: int = _BOT_DEFAULTS.max_faults
@@ -51,17 +55,38 @@ class TournamentConfig:
     """Whether a bot that crashed is started again for its next game."""
     startup_timeout: float = _BOT_DEFAULTS.startup_timeout
     """Seconds a bot has to connect after it is started."""
+    memory_mb: int | None = 2048
+    """Memory limit of each bot process, in MiB (RLIMIT_DATA); None for none."""
+    cpu_seconds: int | None = None
+    """CPU-time limit of each bot process over its whole life (RLIMIT_CPU); None for none."""
+    listen: str | None = None
+    """An extra address where external bots may connect, e.g. `0.0.0.0:7000`."""
+    tls_cert: Path | None = None
+    """TLS certificate for `listen`."""
+    tls_key: Path | None = None
+    """TLS private key for `listen`."""
+    insecure: bool = False
+    """Allow `listen` beyond loopback without TLS."""
     output: Path = Path("arena-out")
     """The folder for results, standings, replays and logs."""
 
     def bot_options(self) -> BotOptions:
         """How the lobby treats this tournament's bots."""
+        memory = None if self.memory_mb is None else self.memory_mb << 20
         return BotOptions(
             deadline=self.deadline,
+            first_deadline=max(self.first_deadline, self.deadline),
             max_faults=self.max_faults,
             restart=self.restart,
             startup_timeout=self.startup_timeout,
+            limits=Limits(memory_bytes=memory, cpu_seconds=self.cpu_seconds),
         )
+
+    def public(self) -> Listener | None:
+        """Where external bots connect, if anywhere beyond the arena's own loopback port."""
+        if self.listen is None:
+            return None
+        return Listener(self.listen, self.tls_cert, self.tls_key, self.insecure)
 
     @property
     def table_size(self) -> int:
@@ -116,6 +141,16 @@ class TournamentConfig:
             raise ConfigError("concurrency must be at least 1")
         if self.max_faults < 0 or self.startup_timeout <= 0:
             raise ConfigError("max faults must be 0 or more and the start-up timeout above 0")
+        if (self.memory_mb is not None and self.memory_mb < 16) or (
+            self.cpu_seconds is not None and self.cpu_seconds < 1
+        ):
+            raise ConfigError("a bot needs at least 16 MiB of memory and 1 s of CPU time")
+        public = self.public()
+        if public is not None:
+            try:
+                public.check()
+            except ListenError as error:
+                raise ConfigError(str(error)) from None
         size = round_robin_size(len(names), seats, self.deals)
         if self.sample is None and size.games > MAX_ROUND_ROBIN_GAMES:
             suggestion = _suggest(len(names), seats)
@@ -134,11 +169,18 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "seed": int,
     "sample": int,
     "deadline": (int, float),
+    "first_deadline": (int, float),
     "concurrency": int,
     "output": str,
     "max_faults": int,
     "restart": bool,
     "startup_timeout": (int, float),
+    "memory_mb": int,
+    "cpu_seconds": int,
+    "listen": str,
+    "tls_cert": str,
+    "tls_key": str,
+    "insecure": bool,
 }
 """The settings a tournament file may hold in [tournament], and their TOML types."""
 
@@ -156,7 +198,8 @@ def load(path: Path) -> TournamentConfig:
         if key not in _TYPES:
             known = ", ".join(_TYPES)
             raise ConfigError(f"{str(path)!r}: unknown setting {key!r} (known: {known})")
-        if not isinstance(value, _TYPES[key]) or (isinstance(value, bool) and key != "restart"):
+        wanted = _TYPES[key]
+        if not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
             raise ConfigError(f"{str(path)!r}: {key} cannot be {value!r}")
     base = path.parent
     bots = []
@@ -164,19 +207,17 @@ def load(path: Path) -> TournamentConfig:
         if not isinstance(entry, dict) or "command" not in entry:
             raise ConfigError(f"{str(path)!r}: every [[bot]] needs a command")
         command = str(entry["command"])
-        first = command.split()[0] if command.split() else ""
-        if "/" in first or first.endswith(".py"):
-            command = command.replace(first, str(base / first), 1)
         name = entry.get("name")
         try:
-            bots.append(parse_bot(f"{name}={command}" if name else command))
+            bots.append(parse_bot(f"{name}={command}" if name else command, base))
         except BadBotSpec as error:
             raise ConfigError(f"{str(path)!r}: {error}") from None
     values: dict[str, Any] = dict(table)
     if "variant" in values:
         values["variant"] = variant(values["variant"])
-    if "output" in values:
-        values["output"] = Path(os.path.normpath(base / values["output"]))
+    for key in ("output", "tls_cert", "tls_key"):  # paths in the file are relative to it
+        if key in values:
+            values[key] = Path(os.path.normpath(base / values[key]))
     try:
         return replace(TournamentConfig(bots=tuple(bots)), **values)
     except TypeError as error:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ STANDINGS_JSON = "standings.json"
 STANDINGS_CSV = "standings.csv"
 REPLAYS = "replays.jsonl"
 LOGS = "logs"
+WORK = "work"
+"""Each bot's working folder is work/NAME in the output folder."""
 
 Progress = Callable[[int, int], None]
 """Told (games done, games in the tournament) after every game."""
@@ -82,7 +85,15 @@ async def run_tournament(config: TournamentConfig, progress: Progress | None = N
         options = config.bot_options()
         try:
             if todo:
-                async with open_session(list(config.bots), output / LOGS, options) as session:
+                async with open_session(
+                    list(config.bots),
+                    output / LOGS,
+                    options,
+                    public=config.public(),
+                    workdir=output / WORK,
+                ) as session:
+                    if session.public_address:
+                        print(f"external bots connect to {session.public_address}", file=sys.stderr)
                     _restore_faults(store, session.lobby.bots)
                     executor = LocalExecutor(session, config.concurrency)
                     async for outcome in executor.run(todo):
