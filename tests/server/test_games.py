@@ -121,10 +121,13 @@ def test_a_game_over_a_unix_socket(logs: Path) -> None:
 
 
 @contextmanager
-def by_hand(address: str, token: str, bot: str = "lowest") -> Iterator[subprocess.Popen[bytes]]:
-    """A sample bot started as its author would, with only the address and token it was given;
-    killed (its whole group) if it is still running when the block ends."""
+def by_hand(
+    address: str, token: str, bot: str = "lowest", extra: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A sample bot started as its author would, with only the address and token it was given
+    (and `extra` environment); killed (its whole group) if still running when the block ends."""
     env = {"PATH": os.environ.get("PATH", ""), ADDRESS_VARIABLE: address, TOKEN_VARIABLE: token}
+    env.update(extra or {})
     process = subprocess.Popen(
         [sys.executable, str(SAMPLE_BOTS / f"{bot}_bot.py")],
         env=env,

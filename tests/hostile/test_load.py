@@ -1,0 +1,51 @@
+"""Load: many bots, many tables at once, and the smallest and largest tables the rules allow."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+from pathlib import Path
+
+from arena.specs import parse_bot
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import run_tournament
+
+SAMPLES = Path(__file__).parents[2] / "sample_bots" / "python"
+KINDS = ("heuristic", "random", "lowest", "highest")
+
+
+def bots(count: int) -> tuple:  # type: ignore[type-arg]
+    """`count` bot entries cycling through the sample bots, each under its own name."""
+    return tuple(
+        parse_bot(f"{KINDS[i % 4]}{i}={SAMPLES / f'{KINDS[i % 4]}_bot.py'}") for i in range(count)
+    )
+
+
+def test_twelve_bots_at_four_player_tables_four_games_at_once(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    config = TournamentConfig(
+        bots=bots(12), players=4, games=4, sample=12, seed=3, concurrency=4, output=tmp_path
+    )
+    summary = asyncio.run(run_tournament(config))
+    assert summary.played == summary.total == 48
+    assert all(bot.games == 16 for bot in summary.standings.bots)
+    faults = [f for line in (tmp_path / "replays.jsonl").open() for f in json.loads(line)["faults"]]
+    assert faults == []
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(f"\npeak resident memory of the arena (test process): {peak} MiB")
+
+
+def test_a_ten_player_table(tmp_path: Path, no_leftover_processes: None) -> None:
+    config = TournamentConfig(bots=bots(10), games=10, seed=4, output=tmp_path)
+    summary = asyncio.run(run_tournament(config))
+    assert summary.played == 10
+    assert all(bot.faults == 0 and bot.games == 10 for bot in summary.standings.bots)
+
+
+def test_a_two_player_table(tmp_path: Path, no_leftover_processes: None) -> None:
+    config = TournamentConfig(bots=bots(2), games=4, seed=5, output=tmp_path)
+    summary = asyncio.run(run_tournament(config))
+    assert summary.played == 4
+    assert all(bot.faults == 0 and bot.games == 4 for bot in summary.standings.bots)
