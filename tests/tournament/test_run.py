@@ -27,6 +27,7 @@ def config(output: Path, concurrency: int = 2, **changes: object) -> TournamentC
         players=3,
         games=6,
         seed=11,
+        deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
         concurrency=concurrency,
         output=output,
     )
@@ -79,7 +80,8 @@ def stored(database: Path) -> int:
 
 def arena_run(output: Path, *extra: str) -> subprocess.Popen[str]:
     args = [sys.executable, "-m", "arena.cli", "run", "--players", "3", "--games", "12"]
-    args += ["--seed", "11", "--concurrency", "2", "--quiet", "--output", str(output)]
+    args += ["--seed", "11", "--concurrency", "2", "--deadline", "5", "--quiet"]
+    args += ["--output", str(output)]
     for entry in ENTRIES:
         args += ["--bot", entry]
     return subprocess.Popen(
