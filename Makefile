@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit proto bench clean
+.PHONY: run test lint typecheck unit proto bench clean bots browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,23 +12,67 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The sample bots in other languages: the Node.js bot's packages, exactly as its
+# package-lock.json pins them, and the C line-protocol bot. Where `npm` or `cc` is missing, that
+# bot is skipped with a message (and so are its tests); everything else still works.
+NODE_BOT := sample_bots/node
+NODE_STAMP := $(NODE_BOT)/node_modules/.installed
+LINE_BOT := build/line_bot
+
+bots: $(NODE_STAMP) $(LINE_BOT)
+
+$(NODE_STAMP): $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		echo "npm ci in $(NODE_BOT)"; \
+		cd $(NODE_BOT) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
+			&& touch node_modules/.installed; \
+	else \
+		echo "node or npm not found: skipping the Node.js sample bot (its tests are skipped)"; \
+	fi
+
+$(LINE_BOT): sample_bots/c/line_bot.c
+	@if command -v cc >/dev/null 2>&1; then \
+		mkdir -p $(@D) && echo "cc $< -o $@" && cc -std=c99 -O2 -Wall -Wextra -o $@ $<; \
+	else \
+		echo "cc not found: skipping the C sample bot (its tests are skipped)"; \
+	fi
+
+# The browser that the report's test drives (through Playwright's Python package, never its own
+# browser downloads): Debian's chromium, installed once with apt-get when missing, quietly skipped
+# when present. Where it cannot be installed the browser test fails and says why.
+CHROMIUM := /usr/bin/chromium
+
+browser: $(CHROMIUM)
+
+$(CHROMIUM):
+	@echo "installing Debian's chromium for the report's browser test"
+	@sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	{ $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+		--no-install-recommends chromium >/dev/null; } \
+		|| echo "could not install chromium: the browser test will fail"
+
 # A demo tournament of the sample bots over gRPC, afresh each time (on an existing output
 # folder `arena run` resumes instead).
-run: $(STAMP)
+run: $(STAMP) bots
 	rm -rf out/demo
 	$(BIN)/arena run tournaments/demo.toml
 
 test: lint typecheck unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests sample_bots
-	$(BIN)/ruff format --check arena tests sample_bots
+	$(BIN)/ruff check arena tests sample_bots bench
+	$(BIN)/ruff format --check arena tests sample_bots bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy arena
+	$(BIN)/mypy arena bench
 
-unit: $(STAMP)
+unit: $(STAMP) bots browser
 	$(BIN)/pytest
+
+# The arena's speed, each figure beside its baseline measured in the same run (a few minutes;
+# `.venv/bin/python -m bench.run --json` for every figure as JSON, `--quick` to check it runs).
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
 
 # Regenerate arena/_proto from proto/ with the pinned grpcio-tools; commit the result.
 proto: $(STAMP)
@@ -36,4 +80,4 @@ proto: $(STAMP)
 		--grpc_python_out=. proto/sixnimmt/v1/arena.proto
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) out .pytest_cache .hypothesis .mypy_cache .ruff_cache build $(NODE_BOT)/node_modules

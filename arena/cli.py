@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shlex
 import signal
 import sys
 import tempfile
@@ -15,15 +16,27 @@ from typing import Any, Never
 import click
 from tqdm import tqdm
 
-from arena.display import render_game
+from arena.checkbot import Check, CheckOptions, check_bot, render
+from arena.display import fault_line, render_game
 from arena.players import BUILTIN, GameResult, LocalPlayer, play_game
 from arena.rules import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
-from arena.specs import BadBotSpec, parse_bot
+from arena.specs import BadBotSpec, parse_bot, parse_command
+from arena.spectate import (
+    DEFAULT_MAX_GAMES,
+    SpectateError,
+    game_list,
+    open_games,
+    show_game,
+    step_through,
+    terminal_paint,
+    write_report,
+)
 from arena.tournament.config import ConfigError, TournamentConfig, load, variant
-from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.runner import LOGS, RunSummary, run_tournament
 from arena.tournament.standings import pairwise_table, standings_table
+from arena.tournament.submissions import enter_submissions
 
 
 def _bot_spec(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[BotSpec]:
@@ -68,7 +81,8 @@ def main() -> None:
     multiple=True,
     callback=_bot_spec,
     metavar="[NAME=]COMMAND",
-    help="A bot program for the next seat, played over gRPC (repeatable).",
+    help="A bot for the next seat (repeatable): a gRPC program, NAME=stdio:COMMAND for a "
+    "line-protocol one, or NAME=external for one you start yourself.",
 )
 @click.option(
     "--deadline",
@@ -114,9 +128,7 @@ def play(
         result = asyncio.run(play_game(settings, local, random.Random(seed)))
     click.echo(f"seed {seed}, " + render_game(result.record, names))
     for fault in result.faults:
-        click.echo(
-            f"fault: {names[fault.seat]} {fault.kind} in round {fault.round + 1}: {fault.message}"
-        )
+        click.echo(fault_line(fault, names))
 
 
 async def _play_bots(
@@ -124,9 +136,23 @@ async def _play_bots(
 ) -> GameResult:
     with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
         folder = logs or Path(scratch)
+        external = [bot.name for bot in bots if bot.argv is None]
         options = BotOptions(deadline=deadline)
+        if external:  # a person starts these: give them time to
+            options = replace(options, startup_timeout=EXTERNAL_WAIT)
         async with open_session(bots, folder, options) as session:
+            for name in external:
+                token = session.lobby.external_token(name)
+                click.echo(
+                    f"start bot {name!r} yourself within {EXTERNAL_WAIT:g} s, with "
+                    f"ARENA_ADDRESS={session.address} ARENA_TOKEN={token}",
+                    err=True,
+                )
             return await session.play(f"play-{seed}", settings, [b.name for b in bots], seed)
+
+
+EXTERNAL_WAIT = 300.0
+"""Seconds `arena play` waits for an external bot (one a person starts by hand) to connect."""
 
 
 @main.command()
@@ -151,12 +177,24 @@ async def _play_bots(
 @click.option("--max-faults", type=int, help="Faults that disqualify a bot (default 20; 0 never).")
 @click.option("--restart/--no-restart", default=None, help="Restart crashed bots (default on).")
 @click.option("--startup-timeout", type=float, help="Seconds a bot has to connect (default 10).")
+@click.option("--memory-mb", type=int, help="Memory limit per bot process in MiB (default 2048).")
+@click.option("--cpu-seconds", type=int, help="CPU-time limit per bot process (default none).")
+@click.option("--listen", help="Also listen here for external bots, e.g. 0.0.0.0:7000.")
+@click.option("--tls-cert", type=click.Path(dir_okay=False, path_type=Path), help="TLS cert.")
+@click.option("--tls-key", type=click.Path(dir_okay=False, path_type=Path), help="TLS key.")
+@click.option("--insecure", is_flag=True, default=None, help="Listen beyond loopback without TLS.")
+@click.option(
+    "--submissions",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Enter every subfolder of this folder that holds a bot.toml.",
+)
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
 def run(
     tournament_file: Path | None,
     bots: list[BotSpec],
+    submissions: Path | None,
     quiet: bool,
     as_json: bool,
     **overrides: Any,
@@ -170,6 +208,14 @@ def run(
         if bots:
             given["bots"] = tuple(bots)
         config = replace(config, **given)
+        external = [bot.name for bot in config.bots if bot.argv is None]
+        if external:
+            raise ConfigError(
+                f"bot {external[0]!r} is external: `arena run` hands out no tokens yet; "
+                f"debug it in one game with `arena play --bot {external[0]}=external`"
+            )
+        if submissions is not None:
+            config = replace(config, bots=config.bots + asyncio.run(_enter(submissions, config)))
         summary = asyncio.run(_run(config, quiet or as_json))
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
@@ -187,6 +233,17 @@ def run(
             err=True,
         )
         sys.exit(130)
+
+
+async def _enter(folder: Path, config: TournamentConfig) -> tuple[BotSpec, ...]:
+    """Build and enter a folder of submissions, saying which are left out and why."""
+    bots, _ = await enter_submissions(
+        folder,
+        config.output / LOGS,
+        config.concurrency,
+        lambda rejection: click.echo(str(rejection), err=True),
+    )
+    return tuple(bots)
 
 
 async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
@@ -214,6 +271,121 @@ async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
             bar.close()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+
+
+_RESULTS = click.Path(exists=True, path_type=Path)
+"""An output folder of `arena run`, or its results.sqlite or replays.jsonl."""
+
+
+@main.command()
+@click.argument("results", metavar="OUTPUT_FOLDER", type=_RESULTS)
+@click.option("--game", metavar="ID|NUMBER", help="The game to show, by id or listing number.")
+@click.option("--turn", metavar="R[.T]", help="Show only round R, or only its turn T (e.g. 2.7).")
+@click.option("--step", is_flag=True, help="Step through the turns with the keys (a terminal).")
+@click.option("--color/--no-color", default=None, help="Colour the cards (default: on a terminal).")
+def replay(
+    results: Path, game: str | None, turn: str | None, step: bool, color: bool | None
+) -> None:
+    """Show a game of a tournament turn by turn; without --game, list the games.
+
+    Works while the tournament still runs: the results are read, never written.
+    """
+    if game is None and (turn is not None or step):
+        raise click.UsageError("--turn and --step need --game")
+    if step and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.UsageError("--step needs a terminal: without it the game prints whole")
+    try:
+        with open_games(results) as games:
+            if game is None:
+                click.echo(game_list(games.entries()))
+                click.echo(f"\nShow one: arena replay {results} --game NUMBER (or ID)")
+                return
+            outcome = games.outcome(game)
+        if step:
+
+            def screen(text: str) -> None:
+                click.clear()
+                click.echo(text, color=color)
+
+            step_through(outcome, click.getchar, screen, turn, terminal_paint)
+            return
+        text = show_game(outcome, turn, terminal_paint)
+    except SpectateError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(text, color=color)
+
+
+@main.command()
+@click.argument("results", metavar="OUTPUT_FOLDER", type=_RESULTS)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The page to write (default: report.html in OUTPUT_FOLDER).",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MAX_GAMES,
+    show_default=True,
+    help="Replays embedded at most (all when the tournament has fewer).",
+)
+@click.option("--include", multiple=True, metavar="ID", help="Embed this game too (repeatable).")
+def report(results: Path, output: Path | None, max_games: int, include: tuple[str, ...]) -> None:
+    """Write a tournament's standings, charts and replays as one self-contained HTML page."""
+    try:
+        summary = write_report(results, output, max_games, include)
+    except SpectateError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(summary.describe())
+
+
+@main.command("check-bot")
+@click.argument("command", nargs=-1, required=True, metavar="-- [stdio:]COMMAND...")
+@click.option("--name", default="", help="The bot's name (default: its program's file name).")
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0.001),
+    default=CheckOptions.deadline,
+    show_default=True,
+    help="Seconds the bot has for each decision.",
+)
+@click.option(
+    "--startup-timeout",
+    type=click.FloatRange(min=0.1),
+    default=CheckOptions.startup_timeout,
+    show_default=True,
+    help="Seconds the bot has to connect and say hello.",
+)
+@click.option(
+    "--logs",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the bot's log in this folder (default: a temporary one).",
+)
+def check_bot_command(
+    command: tuple[str, ...], name: str, deadline: float, startup_timeout: float, logs: Path | None
+) -> None:
+    """Put a bot through scripted situations before a contest; exit 0 only if it passes all."""
+    try:
+        spec = parse_command(name, shlex.join(command))
+    except BadBotSpec as error:
+        raise click.UsageError(str(error)) from None
+    if spec.argv is None:
+        raise click.UsageError("check-bot starts the bot itself: give its command")
+    click.echo(f"checking {spec.name}: {shlex.join(command)}")
+    options = CheckOptions(deadline=deadline, startup_timeout=startup_timeout)
+    results = asyncio.run(_check(spec, logs, options))
+    passed = sum(check.passed for check in results)
+    click.echo(f"{passed} of {len(results)} checks passed")
+    if logs is not None:
+        click.echo(f"the bot's log: {logs / f'{spec.name}.log'}")
+    sys.exit(0 if passed == len(results) else 1)
+
+
+async def _check(spec: BotSpec, logs: Path | None, options: CheckOptions) -> list[Check]:
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
+        folder = logs or Path(scratch)
+        return await check_bot(spec, folder, options, lambda check: click.echo(render(check)))
 
 
 if __name__ == "__main__":

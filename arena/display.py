@@ -1,69 +1,212 @@
-"""Game records as text for people: what `arena play` prints."""
+"""Game records as text for people: what `arena play` and `arena replay` print.
+
+One renderer for both, so a game reads the same whether it was just played or dug out of a
+tournament. `walk` is the turn-by-turn model underneath (the rows after each turn and the running
+totals), also used by the report and its tests to know what the table looked like at any moment.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
-from arena.rules import BULLHEADS, GameRecord, Placement, RoundRecord
+from arena.players import Fault
+from arena.rules import BULLHEADS, GameRecord, Placement, RoundRecord, Rows, TurnRecord, penalty
+
+Paint = Callable[[str, int], str]
+"""Dresses a card's text given its bullheads (colour on a terminal); `plain` leaves it alone."""
 
 
-def card(card: int) -> str:
+def plain(text: str, heads: int) -> str:
+    """No dressing: the text as it is, for files, pipes and tests."""
+    return text
+
+
+def card(card: int, paint: Paint = plain) -> str:
     """A card with its bullheads when it has more than one, e.g. `55(7)`."""
     heads = BULLHEADS[card]
-    return f"{card}({heads})" if heads > 1 else str(card)
+    return paint(f"{card}({heads})" if heads > 1 else str(card), heads)
 
 
-def cards(cards: Sequence[int]) -> str:
+def cards(cards: Sequence[int], paint: Paint = plain) -> str:
     """A pile or row of cards, space-separated."""
-    return " ".join(card(c) for c in cards)
+    return " ".join(card(c, paint) for c in cards)
 
 
-def _placement(p: Placement, names: Sequence[str]) -> str:
+def safe(text: str) -> str:
+    """Text from a bot (a name, a fault message) with its control characters escaped.
+
+    Bots are untrusted: raw, their text could move the cursor, recolour or clear the terminal.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def fault_line(fault: Fault, names: Sequence[str]) -> str:
+    """One fault for people: who, what, where, and the message (escaped)."""
+    where = f"round {fault.round + 1}, turn {fault.turn + 1}"
+    return f"fault: {names[fault.seat]} {fault.kind} in {where}: {safe(fault.message)}"
+
+
+LEGEND = "Cards show their bullheads in brackets when they have more than one: 55(7)."
+"""Printed above a replay, so that a reader new to the notation knows what 55(7) means."""
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """A turn of a recorded game with the table around it: what a replay shows at that moment."""
+
+    round: int
+    """The round, counting from 0."""
+    turn: int
+    """The turn within the round, counting from 1."""
+    record: TurnRecord
+    """The cards revealed and where each went."""
+    rows: Rows
+    """The rows once the turn's cards are placed."""
+    taken: tuple[int, ...]
+    """Bullheads each seat took in this turn."""
+    totals: tuple[int, ...]
+    """Each seat's bullheads in the game so far, this turn included."""
+
+
+def walk_round(round_: RoundRecord, index: int, totals: Sequence[int]) -> Iterator[Moment]:
+    """The turns of one round, from each seat's game total before it (`totals`)."""
+    rows = [list(row) for row in round_.rows]
+    running = list(totals)
+    for number, turn in enumerate(round_.turns, start=1):
+        taken = [0] * len(running)
+        for p in turn.placements:
+            # A take (rule 3 or 4) leaves the card alone in its row; otherwise it joins the row.
+            rows[p.row] = [p.card] if p.taken or p.chosen else [*rows[p.row], p.card]
+            taken[p.seat] += p.bullheads
+        running = [r + t for r, t in zip(running, taken, strict=True)]
+        yield Moment(index, number, turn, tuple(map(tuple, rows)), tuple(taken), tuple(running))
+
+
+def walk(record: GameRecord) -> Iterator[Moment]:
+    """Every turn of a game in order, with the rows and running totals after it."""
+    totals: Sequence[int] = (0,) * record.settings.players
+    for index, round_ in enumerate(record.rounds):
+        yield from walk_round(round_, index, totals)
+        totals = [t + p for t, p in zip(totals, round_.penalties, strict=True)]
+
+
+def totals_before(record: GameRecord, round_index: int) -> tuple[int, ...]:
+    """Each seat's bullheads over the rounds before `round_index`."""
+    totals = [0] * record.settings.players
+    for round_ in record.rounds[:round_index]:
+        totals = [t + p for t, p in zip(totals, round_.penalties, strict=True)]
+    return tuple(totals)
+
+
+def _placement(p: Placement, names: Sequence[str], paint: Paint) -> str:
     who = names[p.seat]
     row = p.row + 1
+    played = card(p.card, paint)
+    taken = f"[{cards(p.taken, paint)}] for {p.bullheads}"
     if p.chosen:
-        return f"{p.card} ({who}) is too low: takes row {row} [{cards(p.taken)}] for {p.bullheads}"
+        return f"{played} ({who}) is too low: takes row {row} {taken}"
     if p.taken:
-        taken = f"[{cards(p.taken)}] for {p.bullheads}"
-        return f"{p.card} ({who}) is the 6th card of row {row}: takes {taken}"
-    return f"{p.card} ({who}) -> row {row}"
+        return f"{played} ({who}) is the 6th card of row {row}: takes {taken}"
+    return f"{played} ({who}) -> row {row}"
+
+
+def _row_lines(rows: Rows, indent: str, paint: Paint) -> Iterator[str]:
+    """The rows as on the table, one under the other, each with its bullheads at the end."""
+    shown = [cards(row) for row in rows]
+    width = max(map(len, shown))
+    for number, (row, text) in enumerate(zip(rows, shown, strict=True), start=1):
+        # Pad on the plain text: colour codes would throw the column off.
+        pad = " " * (width - len(text))
+        yield f"{indent}row {number}  {cards(row, paint)}{pad}  = {penalty(row)}"
+
+
+def _turn_lines(moment: Moment, names: Sequence[str], paint: Paint) -> Iterator[str]:
+    indent = " " * 11
+    played = ", ".join(f"{names[s]} {card(c, paint)}" for s, c in enumerate(moment.record.cards))
+    yield f"  turn {moment.turn:>2}: {played}"
+    for p in moment.record.placements:
+        yield indent + _placement(p, names, paint)
+    yield from _row_lines(moment.rows, indent, paint)
+    running = ", ".join(
+        f"{names[s]} {total}" + (f" (+{took})" if took else "")
+        for s, (total, took) in enumerate(zip(moment.totals, moment.taken, strict=True))
+    )
+    yield f"{indent}bullheads: {running}"
+
+
+def _round_head(round_: RoundRecord, index: int, names: Sequence[str], paint: Paint) -> list[str]:
+    lines = [f"Round {index + 1}"]
+    if round_.picks:
+        picks = " ".join(map(str, round_.picks))
+        lines.append(f"  draft, {names[round_.first_picker]} first: {picks}")
+    lines.append("  rows as dealt:" if not round_.picks else "  rows after the draft:")
+    lines.extend(_row_lines(round_.rows, "           ", paint))
+    width = max(map(len, names))
+    for seat, hand in enumerate(round_.hands):
+        lines.append(f"  {names[seat]:>{width}} holds {cards(hand, paint)}")
+    return lines
 
 
 def _round_lines(
-    index: int, round_: RoundRecord, names: Sequence[str], totals: Sequence[int]
+    record: GameRecord, index: int, names: Sequence[str], paint: Paint
 ) -> Iterator[str]:
-    yield f"Round {index + 1}"
-    if round_.picks:
-        yield f"  draft, {names[round_.first_picker]} first: {' '.join(map(str, round_.picks))}"
-    yield "  rows:  " + "  ".join(f"[{cards(row)}]" for row in round_.rows)
-    for seat, hand in enumerate(round_.hands):
-        yield f"  {names[seat]:>12} holds {cards(hand)}"
-    rows = [list(row) for row in round_.rows]
-    for number, turn in enumerate(round_.turns, start=1):
-        played = ", ".join(f"{names[s]} {c}" for s, c in enumerate(turn.cards))
-        yield f"  turn {number:>2}: {played}"
-        for p in turn.placements:
-            yield f"           {_placement(p, names)}"
-            rows[p.row] = [p.card] if p.taken or p.chosen else [*rows[p.row], p.card]
-        yield "           rows: " + "  ".join(f"[{cards(r)}]" for r in rows)
+    round_ = record.rounds[index]
+    before = totals_before(record, index)
+    yield from _round_head(round_, index, names, paint)
+    for moment in walk_round(round_, index, before):
+        yield from _turn_lines(moment, names, paint)
     scores = ", ".join(
-        f"{names[s]} {pen} (total {tot})"
-        for s, (pen, tot) in enumerate(zip(round_.penalties, totals, strict=True))
+        f"{names[s]} {pen} (total {b + pen})"
+        for s, (pen, b) in enumerate(zip(round_.penalties, before, strict=True))
     )
     yield f"  bullheads this round: {scores}"
 
 
-def render_game(record: GameRecord, names: Sequence[str]) -> str:
-    """The whole game, round by round and turn by turn, ending with the winners."""
+def _header(record: GameRecord) -> str:
     s = record.settings
-    lines = [f"{s.players} players, {s.variant}, game ends at {s.end_score} bullheads"]
-    totals = [0] * s.players
-    for index, round_ in enumerate(record.rounds):
-        totals = [t + p for t, p in zip(totals, round_.penalties, strict=True)]
-        lines.append("")
-        lines.extend(_round_lines(index, round_, names, totals))
-    lines.append("")
-    lines.append("Final: " + ", ".join(f"{names[s]} {t}" for s, t in enumerate(record.totals)))
+    return f"{s.players} players, {s.variant}, game ends at {s.end_score} bullheads"
+
+
+def final_lines(record: GameRecord, names: Sequence[str]) -> list[str]:
+    """The final totals and the winners."""
     won = " and ".join(names[s] for s in record.winners)
-    lines.append(f"Winner{'s' if len(record.winners) > 1 else ''}: {won}")
+    return [
+        "Final: " + ", ".join(f"{names[s]} {t}" for s, t in enumerate(record.totals)),
+        f"Winner{'s' if len(record.winners) > 1 else ''}: {won}",
+    ]
+
+
+def render_game(record: GameRecord, names: Sequence[str], paint: Paint = plain) -> str:
+    """The whole game, round by round and turn by turn, ending with the winners."""
+    lines = [_header(record)]
+    for index in range(len(record.rounds)):
+        lines.append("")
+        lines.extend(_round_lines(record, index, names, paint))
+    lines.append("")
+    lines.extend(final_lines(record, names))
+    return "\n".join(lines)
+
+
+def render_round(record: GameRecord, index: int, names: Sequence[str], paint: Paint = plain) -> str:
+    """One round of a game: its deal, its turns and its scores. `index` counts from 0."""
+    return "\n".join(_round_lines(record, index, names, paint))
+
+
+def render_turn(
+    record: GameRecord, index: int, turn: int, names: Sequence[str], paint: Paint = plain
+) -> str:
+    """One turn of a game, after the rows it found, so that it reads on its own.
+
+    `index` counts rounds from 0, `turn` counts turns from 1.
+    """
+    round_ = record.rounds[index]
+    moments = list(walk_round(round_, index, totals_before(record, index)))
+    moment = moments[turn - 1]
+    rows = moments[turn - 2].rows if turn > 1 else round_.rows
+    lines = [f"Round {index + 1}, turn {turn} of {len(round_.turns)}", "  rows before the turn:"]
+    lines.extend(_row_lines(rows, " " * 11, paint))
+    lines.extend(_turn_lines(moment, names, paint))
     return "\n".join(lines)

@@ -1,7 +1,13 @@
-"""Bot entries as organizers write them: `NAME=COMMAND` or just `COMMAND`."""
+"""Bot entries as organizers write them: `NAME=COMMAND` or just `COMMAND`.
+
+The command may be prefixed `stdio:` for a line-protocol program, which the arena then runs
+behind its built-in bridge (`arena.sdk.stdio`); `NAME=external` enters a bot its author starts
+by hand.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -12,39 +18,87 @@ from arena.server.lobby import BotSpec
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """A bot name: it names log files, so letters, digits, `_`, `.` and `-` only."""
+STDIO = "stdio:"
+"""The prefix of a command that speaks the line protocol (JSON Lines on stdin and stdout)."""
+EXTERNAL = "external"
+"""The command of a bot that is not launched by the arena but connects by itself."""
+PROTOCOLS = ("grpc", "stdio")
+"""How a bot program talks to the arena: gRPC itself, or JSON Lines through the bridge."""
+BRIDGE = (sys.executable, "-m", "arena.sdk.stdio", "--")
+"""The bridge a line-protocol program runs behind, followed by the program's argv."""
 
 
 class BadBotSpec(ValueError):
     """A bot entry that cannot be used, with what to do about it."""
 
 
-def parse_bot(value: str) -> BotSpec:
+def parse_bot(value: str, base: Path | None = None) -> BotSpec:
     """A BotSpec from `NAME=COMMAND` or `COMMAND` (then named after the program's file).
 
-    A program given as a path is made absolute, since bots run in their own working folder; a
-    `.py` file runs with the arena's own Python.
+    `NAME=stdio:COMMAND` runs a line-protocol program behind the bridge; `NAME=external` is a
+    bot its author starts by hand. Paths in the command are relative to `base` (default: the
+    current folder).
     """
     name, sep, command = value.partition("=")
     if not sep or " " in name or "/" in name:
         name, command = "", value
+    return parse_command(name, command, base)
+
+
+def parse_command(name: str, command: str, base: Path | None = None) -> BotSpec:
+    """The BotSpec for a command as written after `NAME=`: `external`, `stdio:COMMAND` or a
+    plain command; an empty `name` is taken from the program's file."""
+    if command.strip() == EXTERNAL:
+        if not name:
+            raise BadBotSpec("an external bot needs a name: write NAME=external")
+        return BotSpec(check_name(name), None)
+    protocol = "grpc"
+    if command.startswith(STDIO):
+        protocol, command = "stdio", command.removeprefix(STDIO)
+    return bot_spec(name, command, protocol, base)
+
+
+def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None = None) -> BotSpec:
+    """The BotSpec that launches `command`, named `name` (or after its program's file if empty).
+
+    A program given as a path (relative to `base`) is made absolute, since bots run in their
+    own working folder, and so is an argument that names an existing file; a `.py` file runs
+    with the arena's own Python; a `stdio` program runs behind the bridge, which speaks gRPC
+    to the arena for it.
+    """
+    if protocol not in PROTOCOLS:
+        raise BadBotSpec(f"unknown protocol {protocol!r}: choose {' or '.join(PROTOCOLS)}")
     try:
         argv = shlex.split(command)
     except ValueError as error:
         raise BadBotSpec(f"cannot read the command {command!r}: {error}") from None
     if not argv:
-        raise BadBotSpec(f"{value!r} has no command: write NAME=COMMAND")
+        raise BadBotSpec(f"{command!r} has no command: write NAME=COMMAND")
     program = argv[0]
-    if not name:
-        name = Path(program).stem
-    if not NAME.fullmatch(name):
-        raise BadBotSpec(f"bad bot name {name!r}: use letters, digits, '_', '.' and '-'")
+    name = check_name(name or Path(program).stem)
     if "/" in program or program.endswith(".py"):
-        path = Path(program)
+        path = (base or Path()) / program
         if not path.is_file():
-            raise BadBotSpec(f"no such file {program!r}: check the path of bot {name!r}")
-        argv[0] = str(path.resolve())
+            raise BadBotSpec(f"no such file {str(path)!r}: check the path of bot {name!r}")
+        argv[0] = os.path.abspath(path)  # not resolved: a venv's python is a symlink
         if program.endswith(".py"):
             argv.insert(0, sys.executable)
+        elif not os.access(path, os.X_OK):
+            raise BadBotSpec(
+                f"{str(path)!r} is not executable: chmod +x it, or name its interpreter"
+            )
     elif shutil.which(program) is None:
         raise BadBotSpec(f"no such command {program!r} on PATH: check the command of bot {name!r}")
+    for index, argument in enumerate(argv[1:], start=1):  # e.g. `node bot.js`: the script too
+        if not os.path.isabs(argument) and ((base or Path()) / argument).is_file():
+            argv[index] = os.path.abspath((base or Path()) / argument)
+    if protocol == "stdio":
+        argv[:0] = BRIDGE
     return BotSpec(name, tuple(argv))
+
+
+def check_name(name: str) -> str:
+    """`name` if it can name a bot (and so its log file); BadBotSpec otherwise."""
+    if not NAME.fullmatch(name):
+        raise BadBotSpec(f"bad bot name {name!r}: use letters, digits, '_', '.' and '-'")
+    return name

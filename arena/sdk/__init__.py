@@ -11,12 +11,13 @@
 
 `run` reads the arena's address and the bot's token from ARENA_ADDRESS and ARENA_TOKEN (or takes
 them as arguments or --address/--token flags), connects, says hello, answers every request (games
-run concurrently on one connection) and returns when the arena closes the stream.
+run concurrently on one connection) and returns when the arena closes the stream. While a bot
+decides, `time_left()` says how many seconds remain before the request's deadline.
 """
 
 from arena.players import cheapest_row
 from arena.rules import BULLHEADS, Settings, TurnRecord, Variant, View, bullheads, row_for
-from arena.sdk.client import Bot, run
+from arena.sdk.client import Bot, run, time_left
 
 __all__ = [
     "BULLHEADS",
@@ -29,4 +30,5 @@ __all__ = [
     "cheapest_row",
     "row_for",
     "run",
+    "time_left",
 ]

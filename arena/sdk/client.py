@@ -1,14 +1,26 @@
-"""The SDK's client side of the stream: handshake, requests answered concurrently, events."""
+"""The SDK's client side of the stream: handshake, requests answered concurrently, events.
+
+`connect` opens the stream and `run_connection` runs one to its end with errors a person can
+act on; both serve every Python-side client of the arena: `play` (SDK bots) and the
+line-protocol bridge (`arena.sdk.stdio`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import inspect
+import math
 import os
 import sys
+import time
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -16,6 +28,7 @@ from arena.players import cheapest_row
 from arena.protocol import (
     ADDRESS_VARIABLE,
     PROTOCOL_VERSION,
+    TLS_CA_VARIABLE,
     TOKEN_VARIABLE,
     convert,
     pb,
@@ -65,6 +78,21 @@ class Bot:
         print(f"arena: fault in game {game_id}: {kind}: {message}", file=sys.stderr, flush=True)
 
 
+_DEADLINE: ContextVar[float] = ContextVar("arena_sdk_deadline", default=math.inf)
+"""When the request being answered falls due, on the `time.monotonic` clock. A context variable,
+because each request is answered in its own task (which copies the context): with several games
+on one connection, every decision sees its own deadline."""
+
+
+def time_left() -> float:
+    """Seconds left to answer the request being decided, so a bot can think as long as it may.
+
+    Counted from when the SDK started on the request: delays on the way in and out still count
+    against the bot, so keep a margin. `math.inf` outside a request (e.g. a bot called in a test).
+    """
+    return _DEADLINE.get() - time.monotonic()
+
+
 _CHOOSE = {
     Decision.CARD: "choose_card",
     Decision.ROW: "choose_row",
@@ -72,12 +100,14 @@ _CHOOSE = {
 }
 
 
-async def _answer(bot: Bot, request: pb.Request) -> pb.BotMessage:
+async def _answer(bot: Bot, request: pb.Request) -> pb.Answer:
+    if request.deadline_ms:  # 0 is proto's "unset": no deadline known
+        _DEADLINE.set(time.monotonic() + request.deadline_ms / 1000)
     decision = convert.decision_from_proto(request.decision)
     choice = getattr(bot, _CHOOSE[decision])(convert.view_from_proto(request.view))
     if inspect.isawaitable(choice):
         choice = await choice
-    return pb.BotMessage(answer=convert.answer_to_proto(request.request_id, decision, int(choice)))
+    return convert.answer_to_proto(request.request_id, decision, int(choice))
 
 
 def _notify(bot: Bot, message: pb.ArenaMessage) -> None:
@@ -108,34 +138,77 @@ def _fault_kind(value: int) -> str:
         return str(value)
 
 
-async def play(bot: Bot, address: str, token: str, name: str, version: str = "") -> None:
-    """Connect to the arena and serve until it closes the stream; raises grpc.aio.AioRpcError."""
+class Stream:
+    """One open Play stream, from the bot's side: iterate it for the arena's messages (the
+    Welcome first) and `send` answers. Iterating raises grpc.aio.AioRpcError when the arena
+    ends the stream with an error status; it simply stops when the arena closes it (OK)."""
+
+    def __init__(
+        self, call: grpc.aio.StreamStreamCall, outbox: asyncio.Queue[pb.BotMessage | None]
+    ) -> None:
+        self._call = call
+        self._outbox = outbox
+
+    def __aiter__(self) -> AsyncIterator[pb.ArenaMessage]:
+        iterator: AsyncIterator[pb.ArenaMessage] = self._call.__aiter__()
+        return iterator
+
+    def send(self, answer: pb.Answer) -> None:
+        """Queue an answer; messages go out in the order they were sent."""
+        self._outbox.put_nowait(pb.BotMessage(answer=answer))
+
+
+@asynccontextmanager
+async def connect(
+    address: str, token: str, name: str, version: str = "", tls_ca: bytes | None = None
+) -> AsyncIterator[Stream]:
+    """Open the Play stream and say hello; leaving the block closes the bot's side and the channel.
+
+    `tls_ca` is the CA certificate (PEM) of an arena that listens with TLS; None for the
+    plaintext channel of bots the arena launches.
+    """
     outbox: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
-    outbox.put_nowait(
-        pb.BotMessage(
-            hello=pb.Hello(
-                token=token, name=name, version=version, protocol_version=PROTOCOL_VERSION
-            )
-        )
-    )
+    hello = pb.Hello(token=token, name=name, version=version, protocol_version=PROTOCOL_VERSION)
+    outbox.put_nowait(pb.BotMessage(hello=hello))
 
     async def outgoing() -> AsyncIterator[pb.BotMessage]:
         while (message := await outbox.get()) is not None:
             yield message
 
-    async def reply(request: pb.Request) -> None:
+    channel = (
+        grpc.aio.insecure_channel(address)
+        if tls_ca is None
+        else grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(tls_ca))
+    )
+    async with channel:
         try:
-            outbox.put_nowait(await _answer(bot, request))
-        except Exception:  # the bot's own bug: show it in the log, and serve the other requests
-            print(f"arena: no answer to request {request.request_id}:", file=sys.stderr)
-            traceback.print_exc()
-            sys.stderr.flush()
+            yield Stream(rpc.ArenaStub(channel).Play(outgoing()), outbox)
+        finally:
+            outbox.put_nowait(None)
 
-    tasks: set[asyncio.Task[None]] = set()
-    async with grpc.aio.insecure_channel(address) as channel:
-        call = rpc.ArenaStub(channel).Play(outgoing())
+
+async def play(
+    bot: Bot,
+    address: str,
+    token: str,
+    name: str,
+    version: str = "",
+    tls_ca: bytes | None = None,
+) -> None:
+    """Connect to the arena and serve until it closes the stream; raises grpc.aio.AioRpcError."""
+    async with connect(address, token, name, version, tls_ca) as stream:
+
+        async def reply(request: pb.Request) -> None:
+            try:
+                stream.send(await _answer(bot, request))
+            except Exception:  # the bot's own bug: show it in the log, and serve the other requests
+                print(f"arena: no answer to request {request.request_id}:", file=sys.stderr)
+                traceback.print_exc()
+                sys.stderr.flush()
+
+        tasks: set[asyncio.Task[None]] = set()
         try:
-            async for message in call:
+            async for message in stream:
                 if message.WhichOneof("kind") == "request":
                     task = asyncio.create_task(reply(message.request))
                     tasks.add(task)
@@ -145,26 +218,63 @@ async def play(bot: Bot, address: str, token: str, name: str, version: str = "")
         finally:
             for task in tasks:
                 task.cancel()
-            outbox.put_nowait(None)
 
 
-def run(bot: Bot, name: str | None = None, argv: Sequence[str] | None = None) -> None:
-    """Run `bot` until the arena is done with it; exits with a one-line error if it cannot."""
-    parser = argparse.ArgumentParser(description=f"6 nimmt! bot {name or type(bot).__name__}")
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a bot connects, and the token it shows."""
+
+    address: str
+    token: str
+    tls_ca: bytes | None = None
+    """The CA certificate (PEM) of an arena that listens with TLS; None for plaintext."""
+
+
+def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
+    """Add --address, --token and --tls-ca, each defaulting to the environment the arena sets."""
     parser.add_argument("--address", default=os.environ.get(ADDRESS_VARIABLE))
     parser.add_argument("--token", default=os.environ.get(TOKEN_VARIABLE))
-    parser.add_argument("--name", default=name or type(bot).__name__)
-    args, _ = parser.parse_known_args(argv)
+    parser.add_argument(
+        "--tls-ca",
+        default=os.environ.get(TLS_CA_VARIABLE),
+        help="CA certificate (PEM) of an arena that listens with TLS",
+    )
+
+
+def endpoint(args: argparse.Namespace) -> Endpoint:
+    """The endpoint the options of `add_endpoint_options` name; exits with one line if it cannot."""
     if not args.address or not args.token:
         sys.exit(
             f"no arena to connect to: set {ADDRESS_VARIABLE} and {TOKEN_VARIABLE} "
             "(the arena does so for bots it starts) or pass --address and --token"
         )
     try:
-        asyncio.run(play(bot, args.address, args.token, args.name))
+        tls_ca = Path(args.tls_ca).read_bytes() if args.tls_ca else None
+    except OSError as error:
+        sys.exit(f"cannot read the TLS CA certificate {args.tls_ca!r}: {error.strerror}")
+    return Endpoint(args.address, args.token, tls_ca)
+
+
+def run_connection(main: Coroutine[Any, Any, None], address: str) -> None:
+    """Run a connection (`main`) to its end; exits with one line when the arena refuses the bot
+    or cannot be reached, quietly on Ctrl-C."""
+    try:
+        asyncio.run(main)
     except grpc.aio.AioRpcError as error:
         if error.code() is grpc.StatusCode.UNAVAILABLE:
-            sys.exit(f"the arena at {args.address} is unavailable: {error.details()}")
+            sys.exit(f"the arena at {address} is unavailable: {error.details()}")
         sys.exit(f"the arena ended the connection: {error.code().name}: {error.details()}")
     except KeyboardInterrupt:
         pass
+
+
+def run(bot: Bot, name: str | None = None, argv: Sequence[str] | None = None) -> None:
+    """Run `bot` until the arena is done with it; exits with a one-line error if it cannot."""
+    parser = argparse.ArgumentParser(description=f"6 nimmt! bot {name or type(bot).__name__}")
+    add_endpoint_options(parser)
+    parser.add_argument("--name", default=name or type(bot).__name__)
+    args, _ = parser.parse_known_args(argv)
+    where = endpoint(args)
+    run_connection(
+        play(bot, where.address, where.token, args.name, tls_ca=where.tls_ca), where.address
+    )

@@ -1,0 +1,198 @@
+"""The report's charts as inline SVG and HTML: drawn here, so they need no script and no network.
+
+Every bot-controlled string goes through `html.escape`; numbers are formatted here.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from arena.tournament import Standings
+
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
+"""One colour per bot in rank order (Tableau 10), the same in every chart and in the viewer."""
+
+_NAME_CHARS = 22
+"""A bot's name is cut to this in chart labels (the whole name is in the tooltip)."""
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _label(name: str) -> str:
+    return _e(name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 1] + "…")
+
+
+def bot_colours(bots: Sequence[str]) -> dict[str, str]:
+    """Each bot's colour, by rank; past ten bots the colours repeat."""
+    return {bot: PALETTE[index % len(PALETTE)] for index, bot in enumerate(bots)}
+
+
+def nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
+    """About `count` round numbers (1, 2 or 5 times a power of ten apart) covering low..high."""
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    start = math.floor(low / step) * step
+    ticks = [start]
+    while ticks[-1] < high:
+        ticks.append(round(ticks[-1] + step, 10))
+    return ticks
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
+    """Each bot's bullheads per game as a dot on its 95% interval, best at the top."""
+    bots = standings.bots
+    left, right, row, top = 170, 120, 30, 46
+    width = 760
+    plot = width - left - right
+    ticks = nice_ticks(min(b.ci[0] for b in bots), max(b.ci[1] for b in bots))
+    low, high = ticks[0], ticks[-1]
+
+    def x(value: float) -> float:
+        return left + (value - low) / (high - low) * plot
+
+    height = top + row * len(bots) + 10
+    parts = [
+        f"<svg id=standings-chart class=chart viewBox='0 0 {width} {height}' role=img "
+        "aria-label='Bullheads per game with 95% intervals, best first'>"
+    ]
+    for tick in ticks:
+        parts.append(
+            f"<line class=grid x1={x(tick):.1f} x2={x(tick):.1f} y1={top - 10} y2={height - 6} />"
+            f"<text class=tick x={x(tick):.1f} y={top - 14} text-anchor=middle>"
+            f"{_number(tick)}</text>"
+        )
+    parts.append(
+        f"<text class=axis x={left} y=14>bullheads per game (dot) and 95% interval · "
+        "fewer is better ←</text>"
+    )
+    for index, line in enumerate(bots):
+        y = top + row * index + row / 2
+        colour = colours[line.bot]
+        parts.append(
+            f"<g><title>{_e(line.bot)}: {line.mean:.2f} per game, 95% interval "
+            f"{line.ci[0]:.2f} to {line.ci[1]:.2f}, {line.games} games</title>"
+            f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
+            f"{line.rank}. {_label(line.bot)}</text>"
+            f"<line x1={x(line.ci[0]):.1f} x2={x(line.ci[1]):.1f} y1={y:.1f} y2={y:.1f} "
+            f"stroke='{colour}' stroke-width=6 stroke-linecap=round opacity=0.45 />"
+            f"<circle cx={x(line.mean):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
+            f"<text class=value x={x(high) + 8:.1f} y={y + 4:.1f}>{line.mean:.1f} "
+            f"<tspan class=quiet>({line.ci[0]:.1f}&ndash;{line.ci[1]:.1f})</tspan></text></g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def distributions(
+    standings: Standings, per_game: Mapping[str, Counter[int]], colours: Mapping[str, str]
+) -> str:
+    """Each bot's games by bullheads as a histogram, all on one scale, with the mean marked."""
+    highest = max(max(counts) for counts in per_game.values())
+    ticks = nice_ticks(0, highest, 5)
+    end = ticks[-1]
+    bin_width = max(1, int(nice_ticks(0, end, 24)[1]))
+    bins = math.ceil((end + 1) / bin_width)
+    width, height, left, bottom, top = 300, 120, 30, 20, 8
+    plot_w, plot_h = width - left - 8, height - bottom - top
+    cards = []
+    for line in standings.bots:
+        counts = per_game.get(line.bot, Counter())
+        binned = [0] * bins
+        for value, count in counts.items():
+            binned[min(value // bin_width, bins - 1)] += count
+        tallest = max(binned) or 1
+        bar_w = plot_w / bins
+        bars = []
+        for index, count in enumerate(binned):
+            if not count:
+                continue
+            h = count / tallest * plot_h
+            start = index * bin_width
+            bars.append(
+                f"<rect x={left + index * bar_w:.1f} y={top + plot_h - h:.1f} "
+                f"width={max(bar_w - 1, 1):.1f} height={h:.1f} fill='{colours[line.bot]}'>"
+                f"<title>{count} games with {start}&ndash;{start + bin_width - 1} bullheads</title>"
+                "</rect>"
+            )
+        axis = "".join(
+            f"<text class=tick x={left + t / (bins * bin_width) * plot_w:.1f} y={height - 5} "
+            f"text-anchor=middle>{_number(t)}</text>"
+            for t in ticks
+        )
+        mean_x = left + line.mean / (bins * bin_width) * plot_w
+        cards.append(
+            f"<figure class=dist data-bot='{_e(line.bot)}'><figcaption>"
+            f"<b>{line.rank}. {_label(line.bot)}</b> <span class=quiet>{line.games} games, "
+            f"mean {line.mean:.1f}</span></figcaption>"
+            f"<svg class=chart viewBox='0 0 {width} {height}' role=img "
+            f"aria-label='{_e(line.bot)}: games by bullheads'>"
+            f"<line class=base x1={left} x2={width - 8} y1={top + plot_h} y2={top + plot_h} />"
+            f"{''.join(bars)}{axis}"
+            f"<line class=mean x1={mean_x:.1f} x2={mean_x:.1f} y1={top - 4} y2={top + plot_h} />"
+            f"<text class=tick x={left - 4} y={top + 8} text-anchor=end>{tallest}</text>"
+            "</svg></figure>"
+        )
+    return f"<div class=dists>{''.join(cards)}</div>"
+
+
+def _heat(difference: float, scale: float) -> str:
+    """Green for better (fewer bullheads than the opponent), red for worse, pale near zero."""
+    share = min(abs(difference) / scale, 1.0) if scale else 0.0
+    hue = 140 if difference < 0 else 4
+    return f"hsl({hue} 62% {96 - 46 * share:.0f}%)"
+
+
+def heat_map(standings: Standings) -> str:
+    """The pairwise table as a heat map: row bot's bullheads per game minus the column bot's."""
+    names = [line.bot for line in standings.bots]
+    cells = {(p.bot, p.opponent): p for p in standings.pairings}
+    scale = max((abs(p.difference) for p in standings.pairings), default=0.0)
+    head = "".join(f"<th class=col title='{_e(n)}'>{_label(n)}</th>" for n in names)
+    rows = []
+    for bot in names:
+        tds = []
+        for opponent in names:
+            pairing = cells.get((bot, opponent))
+            if bot == opponent:
+                tds.append("<td class=self></td>")
+            elif pairing is None:
+                tds.append("<td class=none title='never met'>·</td>")
+            else:
+                d = pairing.difference
+                dark = scale and abs(d) / scale > 0.65
+                tip = (
+                    f"{bot} vs {opponent}: {d:+.2f} bullheads per game over {pairing.games} "
+                    "games at the same table"
+                )
+                tds.append(
+                    f"<td class='num{' dark' if dark else ''}' "
+                    f"style='background:{_heat(d, scale)}' title='{_e(tip)}'>{d:+.1f}</td>"
+                )
+        rows.append(f"<tr><th class=row title='{_e(bot)}'>{_label(bot)}</th>{''.join(tds)}</tr>")
+    return (
+        f"<table id=heatmap><thead><tr><th></th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )

@@ -1,0 +1,158 @@
+"""`arena replay`: a tournament's games in the terminal, listed, or one of them turn by turn.
+
+The game itself is drawn by `arena.display`, the renderer `arena play` uses; this module picks the
+game, the part of it to show, and the terminal's colours, and escapes what bots wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+import click
+from tabulate import tabulate
+
+from arena.display import (
+    LEGEND,
+    Paint,
+    fault_line,
+    final_lines,
+    plain,
+    render_game,
+    render_round,
+    render_turn,
+    safe,
+)
+from arena.spectate.source import GameEntry, SpectateError
+from arena.tournament import GameOutcome
+
+_COLOURS = {2: "cyan", 3: "yellow", 5: "red", 7: "magenta"}
+"""Cards coloured by bullheads, after the printed game's: the costlier, the louder."""
+
+_TURN = re.compile(r"(?P<round>\d+)(?:\.(?P<turn>\d+))?")
+
+
+def terminal_paint(text: str, heads: int) -> str:
+    """Colour a card by its bullheads (click drops the colour when output is not a terminal)."""
+    if heads == 1:  # most cards: left plain, so that the costly ones stand out
+        return text
+    return click.style(text, fg=_COLOURS.get(heads), bold=heads >= 5)
+
+
+def game_list(entries: Iterable[GameEntry]) -> str:
+    """The games as a table: number, id, each bot's bullheads, winners, faults."""
+    rows = [
+        [
+            entry.number,
+            entry.game_id,
+            ", ".join(f"{safe(b)} {t}" for b, t in zip(entry.seats, entry.totals, strict=True)),
+            " and ".join(safe(bot) for bot in entry.winners),
+            entry.faults or "",
+        ]
+        for entry in entries
+    ]
+    if not rows:
+        return "no finished game yet"
+    headers = ["#", "game", "bullheads by seat", "winner", "faults"]
+    return tabulate(rows, headers, colalign=("right", "left", "left", "left", "right"))
+
+
+def parse_turn(text: str) -> tuple[int, int | None]:
+    """`R.T` or `R` (both counting from 1) as (round, turn or None); SpectateError otherwise."""
+    match = _TURN.fullmatch(text.strip())
+    if match is None:
+        raise SpectateError(f"--turn {text!r}: give ROUND.TURN like 2.7, or a ROUND like 2")
+    turn = match["turn"]
+    return int(match["round"]), int(turn) if turn is not None else None
+
+
+def _where(outcome: GameOutcome, turn: str) -> tuple[int, int | None]:
+    """`--turn` checked against the game: (round index from 0, turn from 1 or None)."""
+    record, game_id = outcome.record, outcome.game_id
+    round_number, turn_number = parse_turn(turn)
+    rounds = len(record.rounds)
+    if not 1 <= round_number <= rounds:
+        raise SpectateError(f"--turn {turn}: game {game_id} has rounds 1 to {rounds}")
+    if turn_number is not None:
+        turns = len(record.rounds[round_number - 1].turns)
+        if not 1 <= turn_number <= turns:
+            raise SpectateError(f"--turn {turn}: round {round_number} has turns 1 to {turns}")
+    return round_number - 1, turn_number
+
+
+def _head(outcome: GameOutcome, names: Sequence[str]) -> list[str]:
+    spec = outcome.spec
+    return [
+        f"Game {spec.game_id}: table {spec.table + 1}, deal {spec.deal + 1}, "
+        f"seat rotation {spec.rotation}",
+        f"Seats: {', '.join(names)}",
+        LEGEND,
+        "",
+    ]
+
+
+def show_game(outcome: GameOutcome, turn: str | None = None, paint: Paint = plain) -> str:
+    """One game for the terminal: all of it, or one round (`turn` "R") or one turn ("R.T")."""
+    record = outcome.record
+    names = [safe(bot) for bot in outcome.spec.seats]
+    if turn is None:
+        body = render_game(record, names, paint)
+    else:
+        index, turn_number = _where(outcome, turn)
+        if turn_number is None:
+            body = render_round(record, index, names, paint)
+        else:
+            body = render_turn(record, index, turn_number, names, paint)
+    faults = [fault_line(fault, names) for fault in outcome.faults]
+    return "\n".join([*_head(outcome, names), body, *(["", *faults] if faults else [])])
+
+
+_NEXT = {"\x1b[C", "n", " ", "\r", "\n", "l"}
+_BACK = {"\x1b[D", "p", "\x7f", "\x08", "h"}
+_NEXT_ROUND = {"\x1b[6~", "N"}
+_BACK_ROUND = {"\x1b[5~", "P"}
+_QUIT = {"q", "Q", "\x1b", "\x03", "\x04", ""}
+KEYS = "→/n next · ←/p back · PgDn/N PgUp/P round · q quit"
+"""The stepping keys, as shown under each turn."""
+
+
+def step_through(
+    outcome: GameOutcome,
+    read_key: Callable[[], str],
+    show: Callable[[str], None],
+    turn: str | None = None,
+    paint: Paint = plain,
+) -> None:
+    """Show a game one turn at a time, moving with the keys `read_key` returns, until quit.
+
+    `show` puts one screen up (clearing the last); starts at `turn` ("R" or "R.T") if given.
+    """
+    record = outcome.record
+    names = [safe(bot) for bot in outcome.spec.seats]
+    spots = [
+        (index, number)
+        for index, round_ in enumerate(record.rounds)
+        for number in range(1, len(round_.turns) + 1)
+    ]
+    at = 0
+    if turn is not None:
+        index, number = _where(outcome, turn)
+        at = spots.index((index, number or 1))
+    while True:
+        index, number = spots[at]
+        screen = [*_head(outcome, names), render_turn(record, index, number, names, paint)]
+        if at == len(spots) - 1:
+            screen += ["", *final_lines(record, names)]
+        show("\n".join([*screen, "", f"{at + 1}/{len(spots)} · {KEYS}"]))
+        key = read_key()
+        if key in _QUIT:
+            return
+        if key in _NEXT:
+            at = min(at + 1, len(spots) - 1)
+        elif key in _BACK:
+            at = max(at - 1, 0)
+        elif key in _NEXT_ROUND:
+            at = next((i for i, (r, _) in enumerate(spots) if r > index), len(spots) - 1)
+        elif key in _BACK_ROUND:
+            target = index - 1 if number == 1 else index
+            at = next(i for i, (r, _) in enumerate(spots) if r == max(target, 0))

@@ -1,0 +1,247 @@
+"""Where spectators' games come from: a tournament's output folder or a replay file.
+
+An output folder is read through its SQLite store rather than its replay file, because the store
+is written game by game while a tournament runs and the replay file only at its end. The store is
+opened read-only (SQLite's `mode=ro`): a spectator can never disturb the run, and WAL mode lets
+the reader see every committed game without blocking the writer. (On a finished database the
+reader leaves SQLite's empty `-wal` and `-shm` files behind: harmless, as a resumed run uses
+them.) A `replays.jsonl` file, or a folder holding only one, is read as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from arena.tournament import GameOutcome
+from arena.tournament.runner import DATABASE, REPLAYS
+
+_IDS_PER_QUERY = 500
+"""Game ids asked for in one query: well under SQLite's cap on a statement's parameters."""
+
+
+class SpectateError(ValueError):
+    """Games that cannot be shown, with what to do about it: one line for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """One game in a listing: enough to choose it, without its record."""
+
+    number: int
+    """Its place in schedule order among the stored games, counting from 1."""
+    game_id: str
+    """Its stable id, e.g. "t000-d01-r2"."""
+    seats: tuple[str, ...]
+    """The bots, by seat."""
+    totals: tuple[int, ...]
+    """Each seat's bullheads over the game."""
+    winners: tuple[str, ...]
+    """The bots with the fewest bullheads."""
+    faults: int
+    """Faults committed in the game."""
+
+
+class GameSource(ABC):
+    """Stored games, in schedule order (table, deal, rotation), read one at a time."""
+
+    def __init__(self, path: Path, shown: Path | None = None) -> None:
+        self.path = path
+        self.shown = shown or path
+        """The path as the person gave it, for messages."""
+
+    @abstractmethod
+    def entries(self) -> Iterator[GameEntry]:
+        """Every game, for a listing."""
+
+    @abstractmethod
+    def outcomes(self, ids: Collection[str] | None = None) -> Iterator[GameOutcome]:
+        """Every game with its record (or only those in `ids`), in schedule order."""
+
+    @abstractmethod
+    def settings(self) -> dict[str, Any] | None:
+        """The tournament's settings as `arena run` stored them; None when the source has none."""
+
+    def outcome(self, key: str) -> GameOutcome:
+        """One game by id, or by its number in the listing; SpectateError if there is none."""
+        key = key.strip()
+        if key.isdigit():
+            number = int(key)
+            found = self._id_of(number) if number > 0 else None
+            if found is None:
+                count = self._count()
+                if not count:
+                    raise SpectateError(f"{self.shown} holds no finished game yet")
+                raise SpectateError(
+                    f"there is no game {number} in {self.shown}: games are numbered 1 to "
+                    f"{count} (run `arena replay {self.shown}` to list them)"
+                )
+            key = found
+        for outcome in self.outcomes([key]):
+            return outcome
+        raise SpectateError(
+            f"there is no game {key!r} in {self.shown}: give a game id or number from "
+            f"`arena replay {self.shown}`"
+        )
+
+    def _id_of(self, number: int) -> str | None:
+        """The id of the game numbered `number` in the listing; None past the last game."""
+        return next((e.game_id for e in self.entries() if e.number == number), None)
+
+    def _count(self) -> int:
+        return sum(1 for _ in self.entries())
+
+    def close(self) -> None:
+        """Let go of the source; a no-op unless it holds a connection."""
+
+    def __enter__(self) -> GameSource:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_games(path: Path | str) -> GameSource:
+    """The games of an output folder (its results database) or of a replay file."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / DATABASE).is_file():
+            return StoreSource(path / DATABASE, path)
+        if (path / REPLAYS).is_file():
+            return ReplayFileSource(path / REPLAYS, path)
+        raise SpectateError(
+            f"{path} holds no results: expected {DATABASE} or {REPLAYS} from `arena run`"
+        )
+    if not path.exists():
+        raise SpectateError(f"{path} does not exist: give an output folder of `arena run`")
+    if path.suffix == ".jsonl":
+        return ReplayFileSource(path)
+    return StoreSource(path)
+
+
+class StoreSource(GameSource):
+    """A tournament's results database, read-only, safe to read while the tournament runs."""
+
+    def __init__(self, path: Path, shown: Path | None = None) -> None:
+        super().__init__(path, shown)
+        uri = path.resolve().as_uri() + "?mode=ro"
+        self._db = sqlite3.connect(uri, uri=True, timeout=30.0)
+        try:
+            self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise SpectateError(f"{path} is not a results database: {error}") from None
+
+    def settings(self) -> dict[str, Any] | None:
+        row = self._query("SELECT settings FROM tournament").fetchone()
+        if row is None:
+            return None
+        settings: dict[str, Any] = json.loads(row[0])
+        return settings
+
+    def entries(self) -> Iterator[GameEntry]:
+        rows = self._query(
+            "SELECT game_id, spec, outcome FROM games ORDER BY table_index, deal, rotation"
+        )
+        for number, (game_id, spec, result) in enumerate(rows, start=1):
+            seats = tuple(json.loads(spec)["seats"])
+            data = json.loads(result)
+            scores = data["scores"]
+            yield GameEntry(
+                number,
+                game_id,
+                seats,
+                tuple(scores[bot] for bot in seats),
+                tuple(data["winners"]),
+                len(data["faults"]),
+            )
+
+    def _id_of(self, number: int) -> str | None:
+        # Straight off the schedule-order index, without reading the games before it.
+        row = self._query(
+            "SELECT game_id FROM games ORDER BY table_index, deal, rotation LIMIT 1 OFFSET ?",
+            (number - 1,),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def _count(self) -> int:
+        row = self._query("SELECT count(*) FROM games").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def outcomes(self, ids: Collection[str] | None = None) -> Iterator[GameOutcome]:
+        columns = "SELECT spec, outcome, record, table_index, deal, rotation FROM games"
+        if ids is None:
+            rows: Iterable[tuple[str, str, str, int, int, int]] = self._query(
+                columns + " ORDER BY table_index, deal, rotation"
+            )
+        else:
+            # A few hundred ids at a time (SQLite caps a statement's parameters), then sorted:
+            # asked-for games are few enough to hold.
+            wanted = list(dict.fromkeys(ids))
+            found = []
+            for start in range(0, len(wanted), _IDS_PER_QUERY):
+                chunk = wanted[start : start + _IDS_PER_QUERY]
+                marks = ", ".join("?" * len(chunk))
+                found += self._query(f"{columns} WHERE game_id IN ({marks})", chunk).fetchall()
+            rows = sorted(found, key=lambda row: row[3:])
+        for spec, result, record, *_ in rows:
+            # The decoding of ResultStore.outcomes, whose store cannot be opened read-only.
+            data = json.loads(result)
+            data["spec"] = json.loads(spec)
+            data["record"] = json.loads(record)
+            yield GameOutcome.from_dict(data)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _query(self, sql: str, params: Sequence[str | int] = ()) -> sqlite3.Cursor:
+        """Run a query; a database whose run has not yet created its tables has no games."""
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):
+                return self._db.execute("SELECT 1 WHERE 0")
+            raise SpectateError(f"cannot read {self.path}: {error}") from None
+
+
+class ReplayFileSource(GameSource):
+    """A replay file: one game's outcome (as JSON) a line, in schedule order."""
+
+    def settings(self) -> dict[str, Any] | None:
+        return None
+
+    def entries(self) -> Iterator[GameEntry]:
+        for number, outcome in enumerate(self.outcomes(), start=1):
+            yield GameEntry(
+                number,
+                outcome.game_id,
+                outcome.spec.seats,
+                outcome.totals,
+                outcome.winners,
+                len(outcome.faults),
+            )
+
+    def outcomes(self, ids: Collection[str] | None = None) -> Iterator[GameOutcome]:
+        with self.path.open() as lines:
+            for line_number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    outcome = GameOutcome.from_dict(json.loads(line))
+                except (ValueError, KeyError, TypeError) as error:
+                    raise SpectateError(
+                        f"{self.path}:{line_number} is not a game of `arena run`: {error!r}"
+                    ) from None
+                if ids is None or outcome.game_id in ids:
+                    yield outcome

@@ -1,0 +1,207 @@
+"""A contest's folder of submissions: one subfolder per bot, each described by its `bot.toml`.
+
+    submissions/
+      alice/bot.toml    command = "python3 bot.py"
+      bob/bot.toml      name = "bob"
+                        command = "./bot"
+                        protocol = "stdio"
+                        build = "cc -O2 -o bot bot.c"
+
+Every submission is built (if it says how) once before the tournament, in its own folder, with
+the build's output at the top of the bot's log; the bot then runs in that folder too. A
+submission whose manifest is missing or wrong, or whose build fails, is left out with one line
+saying why, and the others play: one broken entry must not stop a contest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server.lobby import BotSpec
+from arena.server.process import BotProcess, bot_environment
+from arena.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
+
+MANIFEST = "bot.toml"
+"""The file that makes a folder a submission."""
+BUILD_TIMEOUT = 600.0
+"""Seconds a build may take before it is stopped and the submission left out."""
+BUILD_LOG_CAP = 1 << 20
+"""Bytes of a build's output kept in the bot's log."""
+_FIELDS: dict[str, str] = {
+    "name": "the bot's name in the standings (default: the folder's name)",
+    "command": "how to start the bot, run in the submission's folder",
+    "protocol": f"{' or '.join(repr(p) for p in PROTOCOLS)} (default 'grpc')",
+    "build": "a shell command run once in the folder before the tournament (optional)",
+}
+"""What a manifest may hold."""
+_IN_FOLDER = 'cd "$0" && exec "$@"'
+"""The shell line that runs a bot in its submission's folder: $0 is the folder, "$@" the bot."""
+
+
+class BadSubmission(ValueError):
+    """A submission that cannot play, with what its author should change."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A submission's bot.toml, checked."""
+
+    folder: Path
+    name: str
+    command: str
+    protocol: str = "grpc"
+    build: str | None = None
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A submission left out, and why."""
+
+    folder: str
+    """The submission's folder name."""
+    reason: str
+
+    def __str__(self) -> str:
+        return f"submission {self.folder!r} left out: {self.reason}"
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The checked manifest of one submission folder; BadSubmission naming what is wrong."""
+    path = folder / MANIFEST
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise BadSubmission(f"no {MANIFEST} in {str(folder)!r}") from None
+    except OSError as error:
+        raise BadSubmission(f"cannot read {str(path)!r}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise BadSubmission(f"{MANIFEST} is not valid TOML: {error}") from None
+    unknown = sorted(set(data) - set(_FIELDS))
+    if unknown:
+        raise BadSubmission(f"{MANIFEST}: unknown key {unknown[0]!r} (known: {', '.join(_FIELDS)})")
+    for key, value in data.items():
+        if not isinstance(value, str):
+            raise BadSubmission(f"{MANIFEST}: {key} must be a string, not {value!r}")
+    if not data.get("command", "").strip():
+        raise BadSubmission(f"{MANIFEST} needs a command: how to start the bot")
+    protocol = data.get("protocol", "grpc")
+    if protocol not in PROTOCOLS:
+        raise BadSubmission(f"{MANIFEST}: protocol must be {_FIELDS['protocol']}, not {protocol!r}")
+    try:
+        name = check_name(data.get("name", folder.name))
+    except BadBotSpec as error:
+        raise BadSubmission(f"{MANIFEST}: {error}") from None
+    build = data.get("build", "").strip() or None
+    return Manifest(folder, name, data["command"], protocol, build)
+
+
+def find_submissions(root: Path) -> tuple[list[Manifest], list[Rejection]]:
+    """Every subfolder of `root` (hidden ones aside) as a manifest, or as a rejection.
+
+    Names must be unique: of two submissions with one name, the later folder is left out.
+    """
+    manifests: list[Manifest] = []
+    rejections: list[Rejection] = []
+    taken: dict[str, str] = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            manifest = read_manifest(folder)
+        except BadSubmission as error:
+            rejections.append(Rejection(folder.name, str(error)))
+            continue
+        if manifest.name in taken:
+            reason = f"the name {manifest.name!r} is taken by submission {taken[manifest.name]!r}"
+            rejections.append(Rejection(folder.name, reason))
+            continue
+        taken[manifest.name] = folder.name
+        manifests.append(manifest)
+    return manifests, rejections
+
+
+def bot_of(manifest: Manifest) -> BotSpec:
+    """The bot a built submission enters: its command, run in its folder; BadSubmission if the
+    command cannot run (its program missing, or outside the folder)."""
+    folder = manifest.folder.resolve()
+    try:
+        spec = bot_spec(manifest.name, manifest.command, manifest.protocol, folder)
+    except BadBotSpec as error:
+        raise BadSubmission(str(error)) from None
+    assert spec.argv is not None
+    program = shlex.split(manifest.command)[0]
+    if "/" in program and not (folder / program).resolve().is_relative_to(folder):
+        raise BadSubmission(f"its program {program!r} lies outside the submission's folder")
+    return BotSpec(spec.name, ("sh", "-c", _IN_FOLDER, str(folder), *spec.argv))
+
+
+async def build(manifest: Manifest, log_path: Path, timeout: float = BUILD_TIMEOUT) -> None:
+    """Run the manifest's build command in its folder, its output into `log_path`.
+
+    Raises BadSubmission when it fails, times out, or cannot start. The build gets the bots'
+    clean environment (plus HOME, where package managers keep their caches), in its own process
+    group, stopped whole on a timeout.
+    """
+    assert manifest.build is not None
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("a") as log:
+        log.write(f"[arena: {manifest.name} build: {manifest.build}]\n")
+    env = bot_environment("", "", {"HOME": os.environ.get("HOME", str(manifest.folder))})
+    for variable in (ADDRESS_VARIABLE, TOKEN_VARIABLE):  # a build connects to no arena
+        del env[variable]
+    began = time.monotonic()
+    try:
+        process = await BotProcess.start(
+            ("sh", "-c", manifest.build), env, manifest.folder, log_path, BUILD_LOG_CAP
+        )
+    except OSError as error:
+        raise BadSubmission(f"its build could not start: {error.strerror}") from None
+    try:
+        status = await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        raise BadSubmission(f"its build took over {timeout:g} s (see {log_path})") from None
+    finally:
+        await process.stop()  # the build's leftovers go, and its output is drained
+    took = time.monotonic() - began
+    with log_path.open("a") as log:
+        log.write(f"[arena: {manifest.name} build ended with status {status} in {took:.1f} s]\n")
+    if status != 0:
+        raise BadSubmission(f"its build failed with status {status} (see {log_path})")
+
+
+async def enter_submissions(
+    root: Path,
+    log_dir: Path,
+    concurrency: int = os.cpu_count() or 1,
+    report: Callable[[Rejection], None] | None = None,
+) -> tuple[list[BotSpec], list[Rejection]]:
+    """The bots of every playable submission under `root`, built first, in name order, and the
+    submissions left out (each also told to `report` as it is found)."""
+    manifests, rejections = find_submissions(root)
+    if report is not None:
+        for rejection in rejections:
+            report(rejection)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def enter(manifest: Manifest) -> BotSpec | Rejection:
+        try:
+            if manifest.build is not None:
+                async with gate:
+                    await build(manifest, log_dir / f"{manifest.name}.log")
+            return bot_of(manifest)
+        except BadSubmission as error:
+            rejection = Rejection(manifest.folder.name, str(error))
+            if report is not None:
+                report(rejection)
+            return rejection
+
+    entered = await asyncio.gather(*(enter(manifest) for manifest in manifests))
+    bots = sorted((e for e in entered if isinstance(e, BotSpec)), key=lambda spec: spec.name)
+    rejections += [e for e in entered if isinstance(e, Rejection)]
+    return bots, rejections

@@ -1,0 +1,159 @@
+"""`arena run --submissions DIR`: every good submission plays, each bad one is named and why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.submissions import (
+    BadSubmission,
+    Manifest,
+    bot_of,
+    find_submissions,
+    read_manifest,
+)
+
+SDK_BOT = """
+from pathlib import Path
+
+from arena.sdk import Bot, View, run
+
+# Written by this submission's build, and read from the working folder: the submission's own.
+HIGH = Path("strategy.txt").read_text().strip() == "highest"
+
+
+class Built(Bot):
+    def choose_card(self, view: View) -> int:
+        return view.hand[-1] if HIGH else view.hand[0]
+
+
+run(Built(), name="built")
+"""
+LINE_BOT = """
+import json
+import sys
+
+for line in sys.stdin:
+    request = json.loads(line).get("request")
+    if request is not None:
+        view = request["view"]
+        choice = {"row": 0} if request["decision"] == "DECISION_ROW" else {
+            "card": (view["table"] or view["hand"])[0]
+        }
+        print(json.dumps({"request_id": request["request_id"], **choice}), flush=True)
+"""
+
+
+def submission(root: Path, folder: str, manifest: str | None, **files: str) -> Path:
+    path = root / folder
+    path.mkdir(parents=True)
+    if manifest is not None:
+        (path / "bot.toml").write_text(manifest)
+    for name, text in files.items():
+        (path / name.replace("_", ".")).write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        (None, "no bot.toml in"),
+        ("command = ", "bot.toml is not valid TOML"),
+        ('command = "x"\ncomand = "y"', "unknown key 'comand' (known: name, command, protocol"),
+        ('name = "a"', "bot.toml needs a command"),
+        ("command = 3", "command must be a string, not 3"),
+        ('command = "x"\nprotocol = "http"', "protocol must be 'grpc' or 'stdio'"),
+        ('command = "x"\nname = "../escape"', "bad bot name '../escape'"),
+        ('command = "x"\nname = "a/b"', "bad bot name 'a/b'"),
+    ],
+)
+def test_a_wrong_manifest_says_what_is_wrong(
+    tmp_path: Path, manifest: str | None, message: str
+) -> None:
+    folder = submission(tmp_path, "sub", manifest)
+    with pytest.raises(BadSubmission) as caught:
+        read_manifest(folder)
+    assert message in str(caught.value)
+
+
+def test_a_manifest_names_its_bot_after_its_folder_unless_told(tmp_path: Path) -> None:
+    plain = read_manifest(submission(tmp_path, "alice", 'command = "./bot"'))
+    assert plain == Manifest(tmp_path / "alice", "alice", "./bot", "grpc", None)
+    named = read_manifest(
+        submission(
+            tmp_path, "b", 'name = "bob"\ncommand = "./bot"\nprotocol = "stdio"\nbuild = "make"'
+        )
+    )
+    assert (named.name, named.protocol, named.build) == ("bob", "stdio", "make")
+
+
+def test_two_submissions_with_one_name_keep_the_first(tmp_path: Path) -> None:
+    submission(tmp_path, "a", 'name = "same"\ncommand = "x"')
+    submission(tmp_path, "b", 'name = "same"\ncommand = "x"')
+    submission(tmp_path, ".hidden", None)
+    manifests, rejections = find_submissions(tmp_path)
+    assert [m.folder.name for m in manifests] == ["a"]
+    assert [str(r) for r in rejections] == [
+        "submission 'b' left out: the name 'same' is taken by submission 'a'"
+    ]
+
+
+def test_a_program_outside_its_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "elsewhere.sh").chmod(0o755)
+    folder = submission(tmp_path, "sneaky", 'command = "../elsewhere.sh"')
+    with pytest.raises(BadSubmission, match="lies outside the submission's folder"):
+        bot_of(read_manifest(folder))
+
+
+def test_good_submissions_play_and_bad_ones_are_named(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    root = tmp_path / "submissions"
+    submission(
+        root,
+        "alice",
+        'command = "bot.py"\nbuild = "echo building alice; echo highest > strategy.txt"',
+        bot_py=SDK_BOT,
+    )
+    submission(
+        root,
+        "bob",
+        'name = "bob"\ncommand = "python3 line.py"\nprotocol = "stdio"',
+        line_py=LINE_BOT,
+    )
+    submission(root, "carol", None, bot_py=SDK_BOT)
+    submission(
+        root, "dave", 'command = "bot.py"\nbuild = "echo no compiler >&2; exit 3"', bot_py=""
+    )
+    output = tmp_path / "out"
+    args = ["run", "--players", "2", "--games", "2", "--json", "--output", str(output)]
+    args += ["--deadline", "5", "--startup-timeout", "30"]  # no faults from a busy machine
+    result = CliRunner().invoke(main, [*args, "--submissions", str(root)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"submission 'carol' left out: no bot.toml in '{root / 'carol'}'",
+        f"submission 'dave' left out: its build failed with status 3 (see {output}/logs/dave.log)",
+    ]
+    rows = {row["bot"]: row for row in json.loads(result.stdout)["standings"]}
+    assert set(rows) == {"alice", "bob"}
+    assert [row["faults"] for row in rows.values()] == [0, 0]
+    alice_log = (output / "logs" / "alice.log").read_text()
+    assert alice_log.startswith("[arena: alice build: echo building alice;")
+    assert "building alice\n[arena: alice build ended with status 0" in alice_log
+    assert "no compiler" in (output / "logs" / "dave.log").read_text()
+    replays = [json.loads(line) for line in (output / "replays.jsonl").read_text().splitlines()]
+    alice_cards = {  # alice plays her highest card: the strategy her build wrote in her folder
+        turn["cards"][game["spec"]["seats"].index("alice")]
+        for game in replays
+        for turn in game["record"]["rounds"][0]["turns"][:1]
+    }
+    hands = {
+        max(game["record"]["rounds"][0]["hands"][game["spec"]["seats"].index("alice")])
+        for game in replays
+    }
+    assert alice_cards == hands

@@ -1,0 +1,176 @@
+"""The report in a real browser: headless Chromium opens the page of a small real tournament.
+
+No browser is no pass: this test fails, saying what is missing, rather than skipping, because a
+report nobody checked in a browser is not known to work. `make test` installs Debian's chromium
+and Playwright's Python package (which drives it; Playwright's own browser downloads are not used).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.specs import parse_bot
+from arena.spectate import open_games, write_report
+from arena.tournament import GameOutcome, Standings
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import run_tournament
+from tests.spectate.helpers import engine_rows
+
+CHROMIUM = Path(os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium"))
+"""Debian's chromium; another build can be named in ARENA_CHROMIUM."""
+
+# Without the background-networking switches Chromium tries to reach Google at start-up, which a
+# closed network refuses; the rest make a quiet, sandbox-free headless run as root in CI.
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
+
+# One evaluation reads everything the viewer shows at a moment.
+READ_VIEWER = """() => {
+  const pos = document.getElementById("position");
+  const cards = (node) => [...node.querySelectorAll(".card")].map((c) => Number(c.dataset.card));
+  return {
+    round: Number(pos.dataset.round),
+    turn: Number(pos.dataset.turn),
+    rows: [...document.querySelectorAll("#rows .table-row")].map(cards),
+    revealed: [...document.querySelectorAll("#revealed .reveal")].map(
+      (r) => [r.querySelector(".who").textContent, Number(r.querySelector(".card").dataset.card)]),
+    totals: [...document.querySelectorAll("#scores td.total")].map((td) => Number(td.textContent)),
+    takes: document.querySelectorAll("#events li.take").length,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Standings]:
+    """A real tournament of three sample bots over gRPC: one table, one deal, three rotations."""
+    output = tmp_path_factory.mktemp("browser") / "out"
+    bots = tuple(
+        parse_bot(f"{n}={BOTS / f'{n}_bot.py'}") for n in ("heuristic", "random", "lowest")
+    )
+    config = TournamentConfig(bots=bots, players=3, games=3, seed=8, concurrency=2, output=output)
+    summary = asyncio.run(run_tournament(config))
+    assert summary.stored == 3 and not summary.interrupted
+    return output, summary.standings
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium under Playwright, or a loud failure that says what is missing."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        pytest.fail("Playwright is missing: `make test` installs it (pip install -e '.[dev]')")
+    if not CHROMIUM.is_file():
+        pytest.fail(
+            f"no browser at {CHROMIUM}: `make test` installs it (apt-get install chromium), "
+            "or name one in ARENA_CHROMIUM"
+        )
+    with sync_playwright() as playwright:
+        try:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        except Error as error:
+            pytest.fail(f"{CHROMIUM} does not start: {error}")
+        yield chromium
+        chromium.close()
+
+
+def test_the_report_in_a_browser(
+    tournament: tuple[Path, Standings], browser: Any, tmp_path: Path
+) -> None:
+    output, standings = tournament
+    summary = write_report(output, tmp_path / "report.html")
+    with open_games(output) as games:
+        outcomes = list(games.outcomes())
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("file:", "data:")) else problems.append(r.url),
+    )
+    page.goto(summary.path.as_uri())
+
+    # The standings table: one row per bot, best first, as computed by `arena run`.
+    names = page.locator("#standings-table tbody td.bot").all_inner_texts()
+    assert [name.strip() for name in names] == [line.bot for line in standings.bots]
+    ranks = page.locator("#standings-table tbody tr td:first-child").all_inner_texts()
+    assert ranks == [str(line.rank) for line in standings.bots]
+
+    # Step through the last game with the keyboard; the table must match the engine's replay.
+    game = outcomes[-1]
+    page.select_option("#game-select", game.game_id)
+    page.locator("#replay").scroll_into_view_if_needed()
+    page.keyboard.press("Home")
+    start = page.evaluate(READ_VIEWER)
+    assert (start["round"], start["turn"]) == (1, 0)
+    assert start["rows"] == [list(row) for row in game.record.rounds[0].rows]
+    totals = [0] * len(game.spec.seats)
+    for round_number, turn_number, rows in engine_rows(game.record):
+        page.keyboard.press("ArrowRight")
+        if turn_number == 1 and round_number > 1:  # the next round's deal comes first
+            shown = page.evaluate(READ_VIEWER)
+            assert (shown["round"], shown["turn"]) == (round_number, 0)
+            page.keyboard.press("ArrowRight")
+        shown = page.evaluate(READ_VIEWER)
+        assert (shown["round"], shown["turn"]) == (round_number, turn_number)
+        assert shown["rows"] == [list(row) for row in rows]
+        turn = game.record.rounds[round_number - 1].turns[turn_number - 1]
+        assert shown["revealed"] == [
+            [bot, card] for bot, card in zip(game.spec.seats, turn.cards, strict=True)
+        ]
+        for p in turn.placements:
+            totals[p.seat] += p.bullheads
+        assert shown["totals"] == totals
+        assert shown["takes"] == sum(1 for p in turn.placements if p.taken)
+    assert tuple(totals) == game.record.totals
+    assert "game over" in page.inner_text("#position")
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate(READ_VIEWER)["turn"] == len(game.record.rounds[-1].turns) - 1
+
+    # A notable take is a link straight to its turn.
+    link = page.locator("ol.notable a").first
+    href = link.get_attribute("href")
+    assert href is not None
+    link.click()
+    shown = page.evaluate(READ_VIEWER)
+    assert href.endswith(f"&turn={shown['round']}.{shown['turn']}") and shown["takes"] >= 1
+
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    keep = os.environ.get("ARENA_SCREENSHOTS")
+    if keep:  # for a person to look at: ARENA_SCREENSHOTS=folder make test
+        shutil.copy(tmp_path / "report.png", Path(keep) / "report.png")
+    assert not problems, problems
+
+
+def test_every_game_of_the_report_opens(tournament: tuple[Path, Standings], browser: Any) -> None:
+    output, _ = tournament
+    with open_games(output) as games:
+        outcomes: list[GameOutcome] = list(games.outcomes())
+    page = browser.new_page()
+    page.goto(write_report(output, output / "every.html").path.as_uri())
+    for outcome in outcomes:
+        page.goto(f"{(output / 'every.html').as_uri()}#game={outcome.game_id}&turn=1.1")
+        page.reload()
+        assert page.input_value("#game-select") == outcome.game_id
+        shown = page.evaluate(READ_VIEWER)
+        assert (shown["round"], shown["turn"]) == (1, 1)
+        page.keyboard.press("End")
+        assert page.evaluate(READ_VIEWER)["totals"] == list(outcome.record.totals)
