@@ -208,12 +208,6 @@ def run(
         if bots:
             given["bots"] = tuple(bots)
         config = replace(config, **given)
-        external = [bot.name for bot in config.bots if bot.argv is None]
-        if external:
-            raise ConfigError(
-                f"bot {external[0]!r} is external: `arena run` hands out no tokens yet; "
-                f"debug it in one game with `arena play --bot {external[0]}=external`"
-            )
         if submissions is not None:
             config = replace(config, bots=config.bots + asyncio.run(_enter(submissions, config)))
         summary = asyncio.run(_run(config, quiet or as_json))

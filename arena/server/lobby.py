@@ -33,6 +33,8 @@ class BotSpec:
     """Its name in the standings and logs."""
     argv: tuple[str, ...] | None
     """The program and arguments that start it; None for an external bot that connects itself."""
+    cwd: Path | None = None
+    """Its working folder; None for a folder of its own under the session's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +224,7 @@ class Lobby:
         instance = Instance(secrets.token_urlsafe(24))
         self._tokens.append((instance.token, bot, instance))
         bot.instances.append(instance)
-        workdir = self._workdir / bot.name  # names are checked: it stays inside the folder
+        workdir = bot.spec.cwd or self._workdir / bot.name  # names are checked: stays inside
         workdir.mkdir(parents=True, exist_ok=True)
         try:
             instance.process = await BotProcess.start(

@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import ctypes
 import os
-import resource
 import signal
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +35,16 @@ class Limits:
     cpu_seconds: int | None = None
     """CPU-time limit (RLIMIT_CPU); the kernel kills the bot past it. None for none."""
 
-    def apply(self) -> None:
-        """Set the limits on the current process (runs in the child, before exec)."""
-        if self.memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_DATA, (self.memory_bytes, self.memory_bytes))
-        if self.cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds))
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        """`argv` behind the step that sets these limits and then becomes the program."""
+        limits = [
+            f"{name}={value}"
+            for name, value in (("data", self.memory_bytes), ("cpu", self.cpu_seconds))
+            if value is not None
+        ]
+        if not limits:
+            return list(argv)
+        return [sys.executable, "-m", "arena.server.rlimit", *limits, "--", *argv]
 
 
 def bot_environment(address: str, token: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
@@ -78,17 +82,15 @@ class BotProcess:
 
         Raises OSError when the command cannot be started (not found, not executable).
         """
-        preexec: Callable[[], None] | None = limits.apply if limits != Limits() else None
         _adopt_orphans()
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *limits.wrap(argv),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             env=dict(env),
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=preexec,
         )
         assert process.stdout is not None
         pump = asyncio.create_task(_copy_capped(process.stdout, log_path, log_cap))

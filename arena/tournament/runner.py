@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.server.lobby import Bot
-from arena.server.session import open_session
+from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import LocalExecutor
 from arena.tournament.schedule import schedule
@@ -92,8 +92,7 @@ async def run_tournament(config: TournamentConfig, progress: Progress | None = N
                     public=config.public(),
                     workdir=output / WORK,
                 ) as session:
-                    if session.public_address:
-                        print(f"external bots connect to {session.public_address}", file=sys.stderr)
+                    _hand_out_tokens(session)
                     _restore_faults(store, session.lobby.bots)
                     executor = LocalExecutor(session, config.concurrency)
                     async for outcome in executor.run(todo):
@@ -116,6 +115,20 @@ def write_results(store: ResultStore, output: Path) -> Standings:
         for outcome in store.outcomes():
             replays.write(json.dumps(outcome.to_dict(), separators=(",", ":")) + "\n")
     return standings
+
+
+def _hand_out_tokens(session: Session) -> None:
+    """Tell the organizer how to start each external bot: where to connect, with which token."""
+    address = session.public_address or session.address
+    for bot in session.lobby.bots.values():
+        if bot.spec.argv is None:
+            token = session.lobby.external_token(bot.name)
+            print(
+                f"start bot {bot.name!r} yourself, within the start-up timeout, with "
+                f"ARENA_ADDRESS={address} ARENA_TOKEN={token}",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _restore_faults(store: ResultStore, bots: Mapping[str, Bot]) -> None:

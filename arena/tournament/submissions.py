@@ -42,8 +42,6 @@ _FIELDS: dict[str, str] = {
     "build": "a shell command run once in the folder before the tournament (optional)",
 }
 """What a manifest may hold."""
-_IN_FOLDER = 'cd "$0" && exec "$@"'
-"""The shell line that runs a bot in its submission's folder: $0 is the folder, "$@" the bot."""
 
 
 class BadSubmission(ValueError):
@@ -138,7 +136,7 @@ def bot_of(manifest: Manifest) -> BotSpec:
     program = shlex.split(manifest.command)[0]
     if "/" in program and not (folder / program).resolve().is_relative_to(folder):
         raise BadSubmission(f"its program {program!r} lies outside the submission's folder")
-    return BotSpec(spec.name, ("sh", "-c", _IN_FOLDER, str(folder), *spec.argv))
+    return BotSpec(spec.name, spec.argv, cwd=folder)
 
 
 async def build(manifest: Manifest, log_path: Path, timeout: float = BUILD_TIMEOUT) -> None:

@@ -119,3 +119,31 @@ def test_interrupt_then_resume_equals_an_uninterrupted_run(
     second = arena_run(cut)
     assert second.wait(timeout=120) == 0, second.stderr.read()
     assert results(cut) == results(tmp_path / "whole")
+
+
+def test_an_external_bot_in_a_tournament(tmp_path: Path, no_leftover_processes: None) -> None:
+    """`arena run` tells the organizer the address and token; the bot started by hand plays."""
+    run = arena_run(tmp_path, "--bot", "mine=external", "--startup-timeout", "60")
+    by_hand = None
+    try:
+        assert run.stderr is not None
+        line = run.stderr.readline()
+        assert "start bot 'mine' yourself" in line, line
+        env = dict(item.split("=", 1) for item in line.split() if item.startswith("ARENA_"))
+        by_hand = subprocess.Popen(
+            [sys.executable, str(BOTS / "lowest_bot.py")],
+            env={"PATH": os.environ["PATH"], **env},
+            start_new_session=True,
+        )
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        assert "mine" in out
+        standings = json.loads((tmp_path / STANDINGS_JSON).read_text())
+        mine = next(s for s in standings["standings"] if s["bot"] == "mine")
+        assert mine["games"] > 0 and mine["faults"] == 0
+    finally:
+        for process in (run, by_hand):
+            if process is not None and process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            if process is not None:
+                process.wait()
