@@ -60,11 +60,11 @@ run: $(STAMP) bots
 test: lint typecheck unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests sample_bots bench
-	$(BIN)/ruff format --check arena tests sample_bots bench
+	$(BIN)/ruff check arena tests sample_bots bench scripts
+	$(BIN)/ruff format --check arena tests sample_bots bench scripts
 
 typecheck: $(STAMP)
-	$(BIN)/mypy arena bench
+	$(BIN)/mypy arena bench scripts
 
 unit: $(STAMP) bots browser
 	$(BIN)/pytest
