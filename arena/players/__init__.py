@@ -1,7 +1,7 @@
 """Who decides: the `Player` interface the driver asks, the built-in strategies, and the driver."""
 
 from arena.players.base import Fault, FaultKind, Player, PlayerFault
-from arena.players.driver import GameResult, play_game
+from arena.players.driver import GameResult, play_game, play_local
 from arena.players.strategies import (
     BUILTIN,
     FALLBACK,
@@ -30,4 +30,5 @@ __all__ = [
     "cheapest_row",
     "fallback",
     "play_game",
+    "play_local",
 ]

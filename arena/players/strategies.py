@@ -15,7 +15,7 @@ from arena.rules import BULLHEADS, Decision, Rows, View
 
 def cheapest_row(rows: Rows) -> int:
     """The row with the fewest bullheads, lowest index on ties: the fallback's row choice."""
-    costs = [sum(BULLHEADS[card] for card in row) for row in rows]
+    costs = [sum(map(BULLHEADS.__getitem__, row)) for row in rows]
     return costs.index(min(costs))
 
 

@@ -18,12 +18,13 @@ from arena.protocol.generated import pb
 from arena.rules import (
     Decision,
     InvalidSettingsError,
-    Placement,
     RoundRecord,
     Settings,
     TurnRecord,
     Variant,
     View,
+    make_placement,
+    make_view,
 )
 
 if TYPE_CHECKING:
@@ -150,19 +151,19 @@ def view_to_proto(view: View) -> pb.View:
 
 def view_from_proto(msg: pb.View) -> View:
     """The View a message holds; ProtocolError when its settings are unplayable."""
-    return View(
-        settings=settings_from_proto(msg.settings),
-        seat=msg.seat,
-        round=msg.round,
-        turn=msg.turn,
-        hand=tuple(msg.hand),
-        rows=tuple([tuple(row.cards) for row in msg.rows]),
-        penalties=tuple(msg.penalties),
-        totals=tuple(msg.totals),
-        played=tuple([tuple(turn.cards) for turn in msg.played]),
-        revealed=tuple(msg.revealed),
-        table=tuple(msg.table),
-        hands=tuple([tuple(hand.cards) for hand in msg.hands]),
+    return make_view(  # a bot reads one view per request: the engine's quick builder
+        settings_from_proto(msg.settings),
+        msg.seat,
+        msg.round,
+        msg.turn,
+        tuple(msg.hand),
+        tuple([tuple(row.cards) for row in msg.rows]),
+        tuple(msg.penalties),
+        tuple(msg.totals),
+        tuple([tuple(turn.cards) for turn in msg.played]),
+        tuple(msg.revealed),
+        tuple(msg.table),
+        tuple([tuple(hand.cards) for hand in msg.hands]),
     )
 
 
@@ -214,15 +215,15 @@ def game_started_to_proto(
 
 def turn_to_proto(game_id: str, round: int, turn_index: int, turn: TurnRecord) -> pb.TurnRevealed:
     """The TurnRevealed event for one turn; `round` and `turn_index` count from 0."""
-    msg = pb.TurnRevealed(game_id=game_id, round=round, turn=turn_index, cards=turn.cards)
-    add = msg.placements.add
-    for placement in turn.placements:  # filled in place: no Placement built, then copied
-        added = add()
-        added.seat = placement.seat
-        added.card = placement.card
-        added.row = placement.row
-        added.taken.extend(placement.taken)
-        added.chosen = placement.chosen
+    msg = pb.TurnRevealed()
+    _fill_turn(msg, game_id, round, turn_index, turn)
+    return msg
+
+
+def turn_message(game_id: str, round: int, turn_index: int, turn: TurnRecord) -> pb.ArenaMessage:
+    """`turn_to_proto`'s event as the ArenaMessage that carries it, built in place."""
+    msg = pb.ArenaMessage()
+    _fill_turn(msg.turn_revealed, game_id, round, turn_index, turn)
     return msg
 
 
@@ -231,7 +232,10 @@ def turn_from_proto(msg: pb.TurnRevealed) -> TurnRecord:
     return TurnRecord(
         cards=tuple(msg.cards),
         placements=tuple(
-            [Placement(p.seat, p.card, p.row, tuple(p.taken), p.chosen) for p in msg.placements]
+            [
+                make_placement(p.seat, p.card, p.row, tuple(p.taken), p.chosen)
+                for p in msg.placements
+            ]
         ),
     )
 
@@ -283,6 +287,23 @@ def _fill_view(msg: pb.View, view: View) -> None:
     msg.revealed.extend(view.revealed)
     msg.table.extend(view.table)
     _fill_cards(msg.hands, view.hands)
+
+
+def _fill_turn(
+    msg: pb.TurnRevealed, game_id: str, round: int, turn_index: int, turn: TurnRecord
+) -> None:
+    msg.game_id = game_id
+    msg.round = round
+    msg.turn = turn_index
+    msg.cards.extend(turn.cards)
+    add = msg.placements.add
+    for placement in turn.placements:  # filled in place: no Placement built, then copied
+        added = add()
+        added.seat = placement.seat
+        added.card = placement.card
+        added.row = placement.row
+        added.taken.extend(placement.taken)
+        added.chosen = placement.chosen
 
 
 def _fill_cards(

@@ -16,10 +16,10 @@ from arena.rules.cards import (
 )
 from arena.rules.errors import Decision, IllegalDecisionError, InvalidSettingsError, RulesError
 from arena.rules.game import Game, deal, replay, winners
-from arena.rules.record import GameRecord, Placement, RoundRecord, TurnRecord
+from arena.rules.record import GameRecord, Placement, RoundRecord, TurnRecord, make_placement
 from arena.rules.round import Phase, Round, check_card, check_draft, check_row, row_for
 from arena.rules.settings import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
-from arena.rules.views import Rows, View
+from arena.rules.views import Rows, View, make_view
 
 __all__ = [
     "BULLHEADS",
@@ -49,6 +49,8 @@ __all__ = [
     "check_draft",
     "check_row",
     "deal",
+    "make_placement",
+    "make_view",
     "penalty",
     "replay",
     "row_for",

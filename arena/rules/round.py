@@ -12,9 +12,9 @@ from enum import Enum
 
 from arena.rules.cards import BULLHEADS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
 from arena.rules.errors import Decision, IllegalDecisionError
-from arena.rules.record import Placement, RoundRecord, TurnRecord
+from arena.rules.record import Placement, RoundRecord, TurnRecord, make_placement
 from arena.rules.settings import Settings, Variant
-from arena.rules.views import Rows, View
+from arena.rules.views import Rows, View, make_view
 
 
 class Phase(Enum):
@@ -84,17 +84,24 @@ class Round:
         players = settings.players
         self.settings = settings
         self.index = index
+        # Everything a view shows is held in tuples and replaced, never changed, when play moves
+        # on: a view then shares them instead of copying them, which makes it cheap enough to
+        # build one per decision (most of the engine's time went into those copies).
         self._totals = tuple(totals)
-        self._hands: list[list[int]] = [sorted(hand) for hand in hands]
-        self._rows: list[list[int]] = [list(row) for row in rows]
-        self._table = sorted(table)
+        self._hands: list[tuple[int, ...]] = [tuple(sorted(hand)) for hand in hands]
+        self._rows: list[tuple[int, ...]] = [tuple(row) for row in rows]
+        self._rows_now: Rows | None = None
+        """`rows` as last built; None once a row changed since."""
+        self._table = tuple(sorted(table))
+        self._public = settings.variant is Variant.PROFESSIONAL_DRAFT
+        self._everyone = tuple(range(players))
         self._first_picker = first_picker
         self._picks: list[int] = []
         self._dealt: tuple[tuple[int, ...], ...] = ()
         self._start_rows = self.rows
-        self._penalties = [0] * players
+        self._penalties = (0,) * players
         self._turns: list[TurnRecord] = []
-        self._played: list[tuple[int, ...]] = []
+        self._played: tuple[tuple[int, ...], ...] = ()
         # The turn being resolved: its cards by seat, what is still to place, what was placed.
         self._cards: tuple[int, ...] = ()
         self._queue: list[tuple[int, int]] = []
@@ -135,29 +142,33 @@ class Round:
     def deciders(self) -> tuple[int, ...]:
         """The seats whose decision the round waits for (every seat for CARDS)."""
         if self.phase is Phase.CARDS:
-            return tuple(range(self.settings.players))
+            return self._everyone
         if self.phase is Phase.DRAFT:
             return ((self._first_picker + len(self._picks)) % self.settings.players,)
         if self.phase is Phase.ROW:
             return (self._queue[0][1],)
         return ()
 
+    @property
+    def turn(self) -> int:
+        """The turn being played, from 0 (0 in the draft; 10 once the round is over)."""
+        return len(self._turns)
+
     def view(self, seat: int) -> View:
         """What `seat` knows now; other hands only in the draft variant, where they are public."""
-        public_hands = self.settings.variant is Variant.PROFESSIONAL_DRAFT
-        return View(
-            settings=self.settings,
-            seat=seat,
-            round=self.index,
-            turn=len(self._turns),
-            hand=tuple(self._hands[seat]),
-            rows=tuple(tuple(row) for row in self._rows),
-            penalties=tuple(self._penalties),
-            totals=self._totals,
-            played=tuple(self._played),
-            revealed=self._cards if self.phase is Phase.ROW else (),
-            table=tuple(self._table),
-            hands=tuple(tuple(hand) for hand in self._hands) if public_hands else (),
+        return make_view(
+            self.settings,
+            seat,
+            self.index,
+            len(self._turns),
+            self._hands[seat],
+            self.rows,
+            self._penalties,
+            self._totals,
+            self._played,
+            self._cards if self.phase is Phase.ROW else (),
+            self._table,
+            tuple(self._hands) if self._public else (),
         )
 
     # -- decisions ---------------------------------------------------------------------------------
@@ -167,14 +178,14 @@ class Round:
         self._expect(Phase.DRAFT)
         seat = self.deciders[0]
         card = check_draft(seat, self._table, card)
-        self._table.remove(card)
-        self._hands[seat].append(card)
-        self._hands[seat].sort()
+        self._table = _without(self._table, card)
+        self._hands[seat] = tuple(sorted((*self._hands[seat], card)))
         self._picks.append(card)
         if len(self._table) == ROW_COUNT:
-            self._rows = [[card] for card in self._table]
+            self._rows = [(card,) for card in self._table]
+            self._rows_now = None
             self._start_rows = self.rows
-            self._table = []
+            self._table = ()
             self._start_play()
 
     def play(self, cards: Sequence[object]) -> TurnRecord | None:
@@ -186,13 +197,12 @@ class Round:
         if len(cards) != self.settings.players:
             raise ValueError(f"expected {self.settings.players} cards, got {len(cards)}")
         # Check every card before changing anything, so an illegal one leaves the round as it was.
-        checked = tuple(
-            check_card(seat, self._hands[seat], card) for seat, card in enumerate(cards)
-        )
+        hands = self._hands
+        checked = tuple([check_card(seat, hands[seat], card) for seat, card in enumerate(cards)])
         for seat, card in enumerate(checked):
-            self._hands[seat].remove(card)
+            hands[seat] = _without(hands[seat], card)
         self._cards = checked
-        self._queue = sorted((card, seat) for seat, card in enumerate(checked))
+        self._queue = sorted(zip(checked, range(len(checked)), strict=True))  # (card, seat)
         self._placements = []
         return self._resolve()
 
@@ -202,8 +212,9 @@ class Round:
         Returns the finished turn, or None while another seat must still choose a row.
         """
         self._expect(Phase.ROW)
-        card, seat = self._queue.pop(0)
-        row = check_row(seat, row)
+        card, seat = self._queue[0]
+        row = check_row(seat, row)  # while the card still waits: an illegal row changes nothing
+        del self._queue[0]
         self._take(seat, card, row, chosen=True)
         return self._resolve()
 
@@ -212,7 +223,7 @@ class Round:
     @property
     def penalties(self) -> tuple[int, ...]:
         """Bullheads each seat has taken so far this round."""
-        return tuple(self._penalties)
+        return self._penalties
 
     @property
     def turns(self) -> tuple[TurnRecord, ...]:
@@ -222,7 +233,10 @@ class Round:
     @property
     def rows(self) -> Rows:
         """The rows as they are now."""
-        return tuple(tuple(row) for row in self._rows)
+        rows = self._rows_now
+        if rows is None:  # built once per change, however many views share it
+            rows = self._rows_now = tuple(self._rows)
+        return rows
 
     def record(self) -> RoundRecord:
         """The finished round's record."""
@@ -233,45 +247,56 @@ class Round:
             picks=tuple(self._picks),
             first_picker=self._first_picker,
             turns=tuple(self._turns),
-            penalties=tuple(self._penalties),
+            penalties=self._penalties,
         )
 
     # -- the rules of placing ----------------------------------------------------------------------
 
     def _start_play(self) -> None:
-        self._dealt = tuple(tuple(hand) for hand in self._hands)
+        self._dealt = tuple(self._hands)
         self.phase = Phase.CARDS
 
     def _resolve(self) -> TurnRecord | None:
         """Place the turn's cards lowest first, stopping at a card too low for every row."""
         queue = self._queue
         rows = self._rows
+        placements = self._placements
+        self._rows_now = None
         while queue:
             card, seat = queue[0]
             row = row_for(rows, card)
             if row is None:
                 self.phase = Phase.ROW
                 return None
-            queue.pop(0)
+            del queue[0]
             if len(rows[row]) == ROW_LIMIT:
                 self._take(seat, card, row, chosen=False)
             else:
-                rows[row].append(card)
-                self._placements.append(Placement(seat, card, row, (), False))
-        turn = TurnRecord(self._cards, tuple(self._placements))
+                rows[row] += (card,)
+                placements.append(make_placement(seat, card, row, (), False))
+        turn = TurnRecord(self._cards, tuple(placements))
         self._turns.append(turn)
-        self._played.append(self._cards)
+        self._played += (self._cards,)
         self._cards = ()
         self.phase = Phase.CARDS if self._hands[0] else Phase.OVER
         return turn
 
     def _take(self, seat: int, card: int, row: int, chosen: bool) -> None:
         """The seat takes every card of `row`, and `card` becomes the row's only card."""
-        taken = tuple(self._rows[row])
-        self._rows[row] = [card]
-        self._penalties[seat] += sum(BULLHEADS[c] for c in taken)
-        self._placements.append(Placement(seat, card, row, taken, chosen))
+        taken = self._rows[row]
+        self._rows[row] = (card,)
+        self._rows_now = None
+        penalties = list(self._penalties)
+        penalties[seat] += sum(map(BULLHEADS.__getitem__, taken))
+        self._penalties = tuple(penalties)
+        self._placements.append(make_placement(seat, card, row, taken, chosen))
 
     def _expect(self, phase: Phase) -> None:
         if self.phase is not phase:
             raise RuntimeError(f"the round waits for {self.phase.name}, not {phase.name}")
+
+
+def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
+    """`cards` less one `card` (which it holds), order kept."""
+    index = cards.index(card)
+    return cards[:index] + cards[index + 1 :]

@@ -1,6 +1,7 @@
 """What one seat is shown when asked to decide: exactly what a player at a real table knows."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from arena.rules.settings import Settings
 
@@ -36,3 +37,50 @@ class View:
     """In the draft: the cards still face up on the table, ascending. Empty otherwise."""
     hands: tuple[tuple[int, ...], ...] = ()
     """In the draft variant every hand is public: all hands by seat. Empty otherwise."""
+
+
+class _Unfrozen:
+    """A View's exact memory layout without its frozen guard: see `make_view`."""
+
+    __slots__ = View.__slots__
+
+
+def make_view(
+    settings: Settings,
+    seat: int,
+    round: int,
+    turn: int,
+    hand: tuple[int, ...],
+    rows: Rows,
+    penalties: tuple[int, ...],
+    totals: tuple[int, ...],
+    played: tuple[tuple[int, ...], ...],
+    revealed: tuple[int, ...],
+    table: tuple[int, ...],
+    hands: tuple[tuple[int, ...], ...],
+) -> View:
+    """`View(...)` with every field given, about five times faster: for the engine, which
+    builds a view for every decision.
+
+    A frozen dataclass's `__init__` sets each field through `object.__setattr__`, which made
+    building views most of the engine's time. Here the fields are set plainly on an object of
+    the same layout, which then becomes a View (CPython allows `__class__` assignment between
+    classes with identical `__slots__`). The result cannot be told from `View(...)`: same type,
+    equal, frozen.
+    """
+    view: Any = _Unfrozen()  # typed loosely: mypy cannot see slots named in a tuple
+    view.settings = settings
+    view.seat = seat
+    view.round = round
+    view.turn = turn
+    view.hand = hand
+    view.rows = rows
+    view.penalties = penalties
+    view.totals = totals
+    view.played = played
+    view.revealed = revealed
+    view.table = table
+    view.hands = hands
+    view.__class__ = View
+    built: View = view  # not typing.cast, which is a call at run time
+    return built

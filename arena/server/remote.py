@@ -78,8 +78,7 @@ class RemotePlayer(Player):
         self._send(pb.ArenaMessage(game_started=event))
 
     def turn_revealed(self, round: int, turn: int, record: TurnRecord) -> None:
-        event = convert.turn_to_proto(self._game_id, round, turn, record)
-        self._send(pb.ArenaMessage(turn_revealed=event))
+        self._send(_turn_message(self._game_id, round, turn, record))
 
     def round_ended(self, round: int, record: RoundRecord, totals: tuple[int, ...]) -> None:
         event = convert.round_ended_to_proto(self._game_id, round, record, totals)
@@ -105,3 +104,21 @@ class RemotePlayer(Player):
     def _tell(self, request_id: int, fault: Fault) -> None:
         notice = convert.fault_to_proto(self._game_id, request_id, fault)
         self._send(pb.ArenaMessage(fault=notice))
+
+
+_last_turn: tuple[TurnRecord, str, pb.ArenaMessage] | None = None
+"""The TurnRevealed message last built, with the turn and game it tells of."""
+
+
+def _turn_message(game_id: str, round: int, turn: int, record: TurnRecord) -> pb.ArenaMessage:
+    """The event telling of one turn, built once for all the seats of its game.
+
+    The driver tells every seat of a game the same turn one after the other, so the message
+    built for the first seat serves the others (gRPC only reads a message it sends).
+    """
+    global _last_turn
+    if _last_turn is not None and _last_turn[0] is record and _last_turn[1] == game_id:
+        return _last_turn[2]
+    message = convert.turn_message(game_id, round, turn, record)
+    _last_turn = (record, game_id, message)
+    return message

@@ -1,8 +1,16 @@
 """The results database: one SQLite file, the tournament's settings and one row per finished game.
 
-Each game is written in one transaction, in WAL mode with full sync, so a run killed at any moment
-(SIGKILL, power loss) keeps every game it saved and nothing half-written. Rows are keyed by the
-game's stable id, which makes saving idempotent and lets a resumed run skip what is finished.
+Each game is written in one transaction, in WAL mode, so a run killed at any moment (Ctrl-C,
+SIGKILL, a crash of the arena) keeps every game it saved and nothing half-written. Rows are keyed
+by the game's stable id, which makes saving idempotent and lets a resumed run skip what is
+finished.
+
+Durability is `synchronous=NORMAL`: a commit is in the write-ahead log, in the operating
+system's hands, when `save` returns, so it survives the arena's process whatever happens to it.
+A power loss or kernel crash may lose the last games saved (never the database: WAL keeps it
+consistent), and a resumed run plays those again. `FULL` would also survive that, for an fsync
+per game that blocks the arena's event loop, and so every game in progress, for as long as the
+disk takes: 0.5 to 3 ms on the machine of `make bench`, where the rest of a save takes 0.6 ms.
 """
 
 from __future__ import annotations
@@ -53,8 +61,8 @@ class ResultStore:
         self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: a committed game survives power loss too, for one fsync per game.
-            self._db.execute("PRAGMA synchronous=FULL")
+            # NORMAL: a committed game survives any crash of this process; see the module's note.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             with self._transaction():
                 for statement in _SCHEMA:
                     self._db.execute(statement)

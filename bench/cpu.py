@@ -1,0 +1,52 @@
+"""CPU time of processes, for the benchmark's notes on where the time goes (Linux /proc)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu(pid: int) -> float:
+    """Seconds of CPU (user and system) process `pid` used so far; 0 if it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()  # the command name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (none where there is no /proc)."""
+    found: list[int] = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # it exited while we looked
+            continue
+        if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def children_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds so far of each child of `pid`, by process id."""
+    return {child: process_cpu(child) for child in children(pid)}
+
+
+def machine_busy() -> float:
+    """CPU seconds every core of the machine spent busy since boot (all processes)."""
+    try:
+        line = Path("/proc/stat").read_text().splitlines()[0]
+    except OSError:
+        return 0.0
+    ticks = [int(value) for value in line.split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return (sum(ticks[:8]) - idle) / _TICK

@@ -1,0 +1,180 @@
+"""End to end: a real tournament of the Python sample bots over gRPC, timed as the arena sees it.
+
+Run as `python -m bench.e2e --games N --concurrency C [--max-rounds R]` in a process of its own,
+so that its peak resident memory is the arena's alone (the bots are its children, and
+RUSAGE_SELF does not count them). Prints one JSON object.
+
+Each decision is timed at the `Player` interface of the remote player, from the driver's
+question to the returned answer: the request's building, its trip to the bot and back, and
+the answer's check. Row decisions, asked one seat at a time, are also timed apart from card
+decisions, for which every seat is asked at once. Rates are taken over the steady state: from
+the end of the first `concurrency` games, which include the start-up of the bot processes, to
+the end of the last; so is the CPU time of the arena and of its bots per decision, which shows
+where the time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from arena.rules import View
+from arena.server.lobby import BotSpec
+from arena.server.remote import RemotePlayer
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import run_tournament
+from bench.cpu import children_cpu
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_BOTS = ROOT / "sample_bots" / "python"
+BOTS = ("random", "lowest")
+"""The sample bots entered, twice each, to fill a 4-player table."""
+
+_Choose = Callable[[RemotePlayer, View], Awaitable[int]]
+
+
+def entries() -> tuple[BotSpec, ...]:
+    """Two copies each of the random and the lowest sample bot, as `arena run` would start them."""
+    return tuple(
+        BotSpec(f"{name}-{copy}", (sys.executable, str(SAMPLE_BOTS / f"{name}_bot.py")))
+        for name in BOTS
+        for copy in "ab"
+    )
+
+
+@contextmanager
+def timed_decisions(log: list[tuple[float, float, str]]) -> Iterator[None]:
+    """Append (finished at, seconds taken, "card" or "row") to `log` for every remote decision
+    made while inside.
+
+    The benchmark wraps `RemotePlayer`'s two decision methods in its own process only: the
+    arena has no timing hook of its own, and needs none for anything but this measurement.
+    """
+    originals: dict[str, _Choose] = {
+        name: getattr(RemotePlayer, name) for name in ("choose_card", "choose_row")
+    }
+
+    def timed(choose: _Choose, kind: str) -> _Choose:
+        clock = time.perf_counter
+
+        async def wrapper(self: RemotePlayer, view: View) -> int:
+            start = clock()
+            answer = await choose(self, view)
+            end = clock()
+            log.append((end, end - start, kind))
+            return answer
+
+        return wrapper
+
+    for name, choose in originals.items():
+        setattr(RemotePlayer, name, timed(choose, name.removeprefix("choose_")))
+    try:
+        yield
+    finally:
+        for name, choose in originals.items():
+            setattr(RemotePlayer, name, choose)
+
+
+def quantile(values: Sequence[float], fraction: float) -> float:
+    """The value below which `fraction` of `values` lie (nearest rank)."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))
+    return ordered[index]
+
+
+async def tournament(
+    games: int, concurrency: int, max_rounds: int | None, timed: bool = True
+) -> dict[str, Any]:
+    """Play `games` games at one 4-player table and return the figures; untimed, only those
+    whose keeping takes no memory per decision (for the memory figures)."""
+    decisions: list[tuple[float, float, str]] = []
+    finished = [0.0, 0.0]  # when the warm-up ended, when the last game did
+    warm = max(1, min(concurrency, games - 1))
+    cpu: list[tuple[float, dict[int, float]]] = []  # (the arena's, each bot's) at warm and end
+
+    def progress(done: int, total: int) -> None:
+        if done in (warm, total):
+            finished[done == total] = time.perf_counter()
+            cpu.append((time.process_time(), children_cpu(os.getpid())))
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
+        config = TournamentConfig(
+            bots=entries(),
+            players=4,
+            games=games,
+            seed=2026,
+            concurrency=concurrency,
+            max_rounds=max_rounds,
+            output=Path(scratch) / "out",
+        )
+        started = time.perf_counter()
+        with timed_decisions(decisions) if timed else nullcontext():
+            summary = await run_tournament(config, progress)
+        ended = time.perf_counter()
+    kinds: Counter[str] = Counter()
+    for standing in summary.standings.bots:
+        kinds.update({kind.value: n for kind, n in standing.faults_by_kind.items()})
+    result: dict[str, Any] = {
+        "games": summary.played,
+        "concurrency": concurrency,
+        "max_rounds": max_rounds,
+        "faults": sum(kinds.values()),
+        "faults_by_kind": dict(kinds),
+        "wall_s": ended - started,
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+    if not timed:
+        return result
+    window_start, window_end = finished
+    steady = [(taken, kind) for at, taken, kind in decisions if window_start < at <= window_end]
+    times = [taken for taken, _ in steady]
+    rows = [taken for taken, kind in steady if kind == "row"]
+    seconds = window_end - window_start
+    (arena_start, bots_start), (arena_end, bots_end) = cpu
+    bots_cpu = sum(used - bots_start.get(pid, 0.0) for pid, used in bots_end.items())
+    result.update(
+        {
+            "decisions": len(decisions),
+            "steady_games": games - warm,
+            "steady_decisions": len(steady),
+            "steady_s": seconds,
+            "decisions_per_s": len(steady) / seconds,
+            "games_per_s": (games - warm) / seconds,
+            "median_latency_s": statistics.median(times),
+            "p99_latency_s": quantile(times, 0.99),
+            "median_row_latency_s": statistics.median(rows) if rows else None,
+            "arena_cpu_per_decision_s": (arena_end - arena_start) / len(steady),
+            "bots_cpu_per_decision_s": bots_cpu / len(steady),
+        }
+    )
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the options, play, print JSON."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, required=True, help="a multiple of 4")
+    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--max-rounds", type=int, default=None)
+    parser.add_argument("--untimed", action="store_true", help="for the memory figures")
+    options = parser.parse_args(argv)
+    result = asyncio.run(
+        tournament(options.games, options.concurrency, options.max_rounds, not options.untimed)
+    )
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,371 @@
+"""`make bench`: every figure of the arena's speed, each beside the baseline it is judged against.
+
+Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
+
+- engine: games to 66 per CPU-second with in-process strategies, 2, 4 and 10 players, against
+  the straightforward loop of `bench.baseline` (`bench.engine`);
+- floor: a bare gRPC stream echoing card-request-sized bytes between two processes, one
+  message at a time and several in flight (`bench.floor`);
+- e2e: tournaments of the random and lowest sample bots over gRPC at a 4-player table, at
+  concurrency 1 and the default, timed as the arena sees each decision (`bench.e2e`);
+- memory: the arena's peak resident memory for 100 and for 2,000 games (`bench.e2e`).
+
+Everything is measured in this one run, so every ratio compares figures taken under the same
+load: on a shared machine the absolute figures move, the ratios much less. Each timed section
+runs in processes of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tabulate import tabulate
+
+from bench import engine
+from bench.cpu import machine_busy
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much of each measurement to do: the full bench, or a quick check that it runs."""
+
+    players: tuple[int, ...] = (2, 4, 10)
+    engine_seconds: float = 0.4
+    """Roughly how long one trial of the slowest engine player lasts."""
+    trials: int = 3
+    floor_seconds: float = 1.0
+    in_flight: tuple[int, ...] = (1, 4, 16)
+    e2e_games: tuple[tuple[int, int], ...] = ((1, 40), (os.cpu_count() or 1, 100))
+    """(concurrency, games) of each end-to-end tournament; the last is the default concurrency."""
+    e2e_max_rounds: int | None = None
+    memory_games: tuple[int, int] = (100, 2000)
+    memory_max_rounds: int = 1
+    """Games of one round: memory must not grow with the number of games, whatever their length,
+    and 2,000 games to 66 would take most of the five minutes the bench may take."""
+
+
+QUICK = Sizes(
+    players=(2,),
+    engine_seconds=0.05,
+    trials=1,
+    floor_seconds=0.2,
+    in_flight=(1, 4),
+    e2e_games=((1, 4), (2, 4)),
+    e2e_max_rounds=1,
+    memory_games=(4, 8),
+)
+"""Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test)."""
+
+SECTIONS = ("engine", "floor", "e2e", "memory")
+
+
+def _child(module: str, *args: str) -> dict[str, Any]:
+    """Run `python -m module args` and return the JSON object it prints last."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},  # no fork notices from gRPC
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{module} {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run_engine(sizes: Sizes) -> list[dict[str, Any]]:
+    """The engine section: one entry per table size."""
+    seconds, trials = sizes.engine_seconds, sizes.trials
+    return [engine.measure(players, seconds, trials) for players in sizes.players]
+
+
+def run_floor(sizes: Sizes) -> dict[str, Any]:
+    """The floor section: one entry per number of messages in flight."""
+    levels = ",".join(str(level) for level in sizes.in_flight)
+    return _child(
+        "bench.floor",
+        f"--seconds={sizes.floor_seconds}",
+        f"--trials={sizes.trials}",
+        f"--in-flight={levels}",
+    )
+
+
+def _tournament(
+    games: int, concurrency: int, max_rounds: int | None, timed: bool = True
+) -> dict[str, Any]:
+    args = [f"--games={games}", f"--concurrency={concurrency}"]
+    if max_rounds is not None:
+        args.append(f"--max-rounds={max_rounds}")
+    if not timed:
+        args.append("--untimed")
+    return _child("bench.e2e", *args)
+
+
+def run_e2e(sizes: Sizes) -> list[dict[str, Any]]:
+    """The end-to-end section: one tournament per concurrency."""
+    return [
+        _tournament(games, concurrency, sizes.e2e_max_rounds)
+        for concurrency, games in sizes.e2e_games
+    ]
+
+
+def run_memory(sizes: Sizes) -> list[dict[str, Any]]:
+    """The memory section: a short and a long tournament at the default concurrency."""
+    concurrency = sizes.e2e_games[-1][0]
+    return [
+        _tournament(games, concurrency, sizes.memory_max_rounds, timed=False)
+        for games in sizes.memory_games
+    ]
+
+
+RUNNERS: dict[str, Callable[[Sizes], Any]] = {
+    "engine": run_engine,
+    "floor": run_floor,
+    "e2e": run_e2e,
+    "memory": run_memory,
+}
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    return {
+        "date": datetime.date.today().isoformat(),
+        "cores": os.cpu_count(),
+        "cpu": _cpu_model(),
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()}",
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def measure(sizes: Sizes, sections: Sequence[str]) -> dict[str, Any]:
+    """Run the sections and return every figure, the targets and the machine's load."""
+    busy_start, wall_start = machine_busy(), time.perf_counter()
+    own_start = _own_cpu()
+    load_start = os.getloadavg()
+    results: dict[str, Any] = {"machine": machine()}
+    for section in sections:
+        results[section] = RUNNERS[section](sizes)
+    wall = time.perf_counter() - wall_start
+    others = (machine_busy() - busy_start) - (_own_cpu() - own_start)
+    results["load"] = {
+        "seconds": wall,
+        "load_average_before": load_start[0],
+        "load_average_after": os.getloadavg()[0],
+        "other_processes_cores": max(0.0, others / wall),
+    }
+    results["targets"] = targets(results)
+    return results
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this process and of every child it waited for (and theirs)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    waited = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+def _best_floor(results: dict[str, Any]) -> dict[str, Any]:
+    best: dict[str, Any] = max(results["floor"]["levels"], key=lambda r: r["round_trips_per_s"])
+    return best
+
+
+def _one_at_a_time(results: dict[str, Any]) -> dict[str, Any]:
+    level: dict[str, Any] = results["floor"]["levels"][0]
+    return level
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target of issue 7 that the measured sections allow to judge, and whether it is met."""
+    found = []
+
+    def add(name: str, ratio: float, limit: float, at_least: bool) -> None:
+        met = ratio >= limit if at_least else ratio <= limit
+        found.append({"target": name, "ratio": ratio, "limit": limit, "met": met})
+
+    for entry in results.get("engine", []):
+        ratio = entry["engine_games_per_s"] / entry["baseline_games_per_s"]
+        add(f"engine / baseline, {entry['players']} players", ratio, 1.0, at_least=True)
+    if "floor" in results and "e2e" in results:
+        first, default = results["e2e"][0], results["e2e"][-1]
+        best = _best_floor(results)["round_trips_per_s"]
+        add(
+            "e2e decisions/s / floor's best round trips/s, default concurrency",
+            default["decisions_per_s"] / best,
+            0.6,
+            at_least=True,
+        )
+        rtt = _one_at_a_time(results)["median_rtt_s"]
+        add(
+            "e2e median decision latency / floor round trip, concurrency 1",
+            first["median_latency_s"] / rtt,
+            1.5,
+            at_least=False,
+        )
+    if "memory" in results:
+        short, long = results["memory"]
+        add(
+            f"peak memory, {long['games']} / {short['games']} games",
+            long["peak_rss_bytes"] / short["peak_rss_bytes"],
+            1.1,
+            at_least=False,
+        )
+    return found
+
+
+def table(results: dict[str, Any]) -> str:
+    """The figures as one table: what, how much, against what baseline, the ratio."""
+    rows: list[list[Any]] = []
+    for entry in results.get("engine", []):
+        base = entry["baseline_games_per_s"]
+        for name, label in (("engine", "engine"), ("engine_async", "engine, async driver")):
+            value = entry[f"{name}_games_per_s"]
+            rows.append(
+                [
+                    f"{label}, {entry['players']} players",
+                    "games/CPU-s",
+                    f"{value:,.0f}",
+                    f"{base:,.0f} plain loop",
+                    f"{value / base:.2f}",
+                ]
+            )
+    if "floor" in results:
+        for level in results["floor"]["levels"]:
+            what = f"gRPC floor, {level['in_flight']} in flight"
+            rows.append([what, "round trips/s", f"{level['round_trips_per_s']:,.0f}", "", ""])
+            if "median_rtt_s" in level:
+                rows.append([what, "median round trip", _ms(level["median_rtt_s"]), "", ""])
+            cpu = level["server_cpu_per_round_trip_s"] + level["client_cpu_per_round_trip_s"]
+            rows.append([what, "CPU per round trip", _us(cpu), "both sides", ""])
+    best = _best_floor(results)["round_trips_per_s"] if "floor" in results else None
+    rtt = _one_at_a_time(results)["median_rtt_s"] if "floor" in results else None
+    for entry in results.get("e2e", []):
+        what = f"end to end, concurrency {entry['concurrency']}"
+        rate = entry["decisions_per_s"]
+        rows.append(
+            [
+                what,
+                "decisions/s",
+                f"{rate:,.0f}",
+                f"{best:,.0f} floor best" if best else "",
+                f"{rate / best:.2f}" if best else "",
+            ]
+        )
+        rows.append([what, "games/s", f"{entry['games_per_s']:.1f}", "", ""])
+        for key, label in (
+            ("median_latency_s", "median latency"),
+            ("p99_latency_s", "p99 latency"),
+            ("median_row_latency_s", "median, row decisions"),
+        ):
+            latency = entry[key]
+            if latency is None:
+                continue
+            rows.append(
+                [
+                    what,
+                    label,
+                    _ms(latency),
+                    f"{_ms(rtt)} floor round trip" if rtt else "",
+                    f"{latency / rtt:.1f}" if rtt else "",
+                ]
+            )
+        cpu = entry["arena_cpu_per_decision_s"] + entry["bots_cpu_per_decision_s"]
+        rows.append(
+            [
+                what,
+                "CPU per decision",
+                _us(cpu),
+                f"arena {_us(entry['arena_cpu_per_decision_s'])}",
+                "",
+            ]
+        )
+        if entry["faults"]:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in entry["faults_by_kind"].items())
+            rows.append([what, "faults", kinds, "", ""])
+    memory = results.get("memory", [])
+    for entry in memory:
+        short = memory[0]["peak_rss_bytes"]
+        rows.append(
+            [
+                f"arena memory, {entry['games']:,} games",
+                "peak RSS",
+                f"{entry['peak_rss_bytes'] / 2**20:.1f} MiB",
+                f"{short / 2**20:.1f} MiB, {memory[0]['games']} games",
+                f"{entry['peak_rss_bytes'] / short:.2f}",
+            ]
+        )
+    headers = ["measured", "figure", "value", "baseline", "ratio"]
+    return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
+
+
+_ALIGN = ("left", "left", "right", "left", "right")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f} µs"
+
+
+def report(results: dict[str, Any]) -> str:
+    """The table, the targets, and what the machine was doing."""
+    lines = [table(results), ""]
+    for target in results["targets"]:
+        sign = "≥" if target["target"].startswith(("engine", "e2e decisions")) else "≤"
+        verdict = "met" if target["met"] else "NOT met"
+        lines.append(
+            f"{verdict:>7}: {target['target']}: {target['ratio']:.2f} "
+            f"(target {sign} {target['limit']})"
+        )
+    info, load = results["machine"], results["load"]
+    lines.append("")
+    lines.append(
+        f"{info['date']}, {info['cores']} cores ({info['cpu']}), Python {info['python']}; "
+        f"{load['seconds']:.0f} s; other processes kept {load['other_processes_cores']:.1f} "
+        f"cores busy (load average {load['load_average_before']:.1f} before, "
+        f"{load['load_average_after']:.1f} after)"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the options, measure, print the table (or JSON)."""
+    parser = argparse.ArgumentParser(description="Measure the arena against its baselines.")
+    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: check that it runs")
+    parser.add_argument("--only", default=",".join(SECTIONS), help="sections to run")
+    options = parser.parse_args(argv)
+    sections = [section for section in options.only.split(",") if section]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
+    results = measure(QUICK if options.quick else Sizes(), sections)
+    print(json.dumps(results, indent=2) if options.json else report(results))
+
+
+if __name__ == "__main__":
+    main()

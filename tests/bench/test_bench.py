@@ -1,0 +1,47 @@
+"""`make bench` runs and reports every section (at tiny sizes); its baseline plays the engine's
+games. No timings are asserted: they belong to the machine, not to the code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.engine import check_same_games
+from bench.run import SECTIONS, report
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("players", [2, 4, 10])
+def test_the_baseline_plays_the_engines_games(players: int) -> None:
+    check_same_games(players, games=5)  # raises if any of the three differs
+
+
+def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--quick", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=240,
+    )
+    results = json.loads(done.stdout)
+    assert set(SECTIONS) <= set(results)
+    assert [entry["players"] for entry in results["engine"]] == [2]
+    assert [level["in_flight"] for level in results["floor"]["levels"]] == [1, 4]
+    assert [entry["concurrency"] for entry in results["e2e"]] == [1, 2]
+    assert all(entry["decisions_per_s"] > 0 for entry in results["e2e"])
+    assert [entry["games"] for entry in results["memory"]] == [4, 8]
+    assert {target["target"].split(",")[0] for target in results["targets"]} == {
+        "engine / baseline",
+        "e2e decisions/s / floor's best round trips/s",
+        "e2e median decision latency / floor round trip",
+        "peak memory",
+    }
+    text = report(results)
+    assert "gRPC floor, 1 in flight" in text and "arena memory, 8 games" in text
