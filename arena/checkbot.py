@@ -26,9 +26,7 @@ from arena.rules import (
     Settings,
     Variant,
     View,
-    check_card,
-    check_draft,
-    check_row,
+    check_answer,
 )
 from arena.server.connection import Connection
 from arena.server.lobby import BotOptions, BotSpec, Instance, Lobby
@@ -211,7 +209,7 @@ class _Scene:
         """Ask one decision and check the answer with the rules; its value and time taken."""
         answer, took = await self.answer(self.request(game_id, decision, view, deadline), expected)
         try:
-            _LEGAL[decision](view, answer)
+            check_answer(decision, view, answer)
         except IllegalDecisionError as error:
             raise _Failed(expected, str(error)) from None
         return answer, took
@@ -221,14 +219,6 @@ class _Scene:
         if fault.kind is FaultKind.CRASHED:
             got += f" (after it was sent {', '.join(self.sent)})"
         return got
-
-
-_LEGAL: dict[Decision, Callable[[View, int], object]] = {
-    Decision.CARD: lambda view, card: check_card(view.seat, view.hand, card),
-    Decision.ROW: lambda view, row: check_row(view.seat, row),
-    Decision.DRAFT: lambda view, card: check_draft(view.seat, view.table, card),
-}
-"""The rules' own check of each kind of answer (IllegalDecisionError), as the driver checks."""
 
 
 def _hand(view: View) -> str:

@@ -5,35 +5,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from arena.server.procfs import process, processes
+
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def process_cpu(pid: int) -> float:
     """Seconds of CPU (user and system) process `pid` used so far; 0 if it cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2 :].split()  # the command name may hold spaces
-    return (int(fields[11]) + int(fields[12])) / _TICK
+    info = process(pid)
+    return info.cpu_ticks / _TICK if info is not None else 0.0
 
 
 def children(pid: int) -> list[int]:
     """The processes whose parent is `pid` (none where there is no /proc)."""
-    found: list[int] = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return found
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # it exited while we looked
-            continue
-        if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
-            found.append(int(entry.name))
-    return found
+    return [p.pid for p in processes() if p.ppid == pid]
 
 
 def children_cpu(pid: int) -> dict[int, float]:

@@ -10,23 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.server.procfs import processes
+
 
 def _live_children() -> set[int]:
     """This process's children that still run (zombies do not count: they are dead)."""
     me = os.getpid()
-    children = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # it exited while we looked
-            continue
-        # "pid (comm) state ppid ...": the command name may hold spaces and parentheses.
-        state, ppid = stat[stat.rindex(")") + 2 :].split()[:2]
-        if int(ppid) == me and state not in ("Z", "X"):
-            children.add(int(entry.name))
-    return children
+    return {p.pid for p in processes() if p.ppid == me and p.alive}
 
 
 @pytest.fixture

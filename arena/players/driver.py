@@ -25,9 +25,7 @@ from arena.rules import (
     Phase,
     Settings,
     View,
-    check_card,
-    check_draft,
-    check_row,
+    check_answer,
 )
 
 
@@ -45,11 +43,6 @@ _ASK: dict[Decision, Callable[[Player, View], Awaitable[int]]] = {
     Decision.CARD: lambda player, view: player.choose_card(view),
     Decision.ROW: lambda player, view: player.choose_row(view),
     Decision.DRAFT: lambda player, view: player.choose_draft(view),
-}
-_CHECK: dict[Decision, Callable[[View, object], int]] = {
-    Decision.CARD: lambda view, answer: check_card(view.seat, view.hand, answer),
-    Decision.ROW: lambda view, answer: check_row(view.seat, answer),
-    Decision.DRAFT: lambda view, answer: check_draft(view.seat, view.table, answer),
 }
 
 
@@ -137,7 +130,7 @@ class _Table:
     def check(self, decision: Decision, view: View, answer: object) -> int:
         """The answer, if the rules allow it; else an ILLEGAL fault and the fallback's answer."""
         try:
-            return _CHECK[decision](view, answer)
+            return check_answer(decision, view, answer)
         except IllegalDecisionError as error:
             return self.fault(decision, view, FaultKind.ILLEGAL, str(error))
 

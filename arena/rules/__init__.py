@@ -17,7 +17,15 @@ from arena.rules.cards import (
 from arena.rules.errors import Decision, IllegalDecisionError, InvalidSettingsError, RulesError
 from arena.rules.game import Game, deal, replay, winners
 from arena.rules.record import GameRecord, Placement, RoundRecord, TurnRecord, make_placement
-from arena.rules.round import Phase, Round, check_card, check_draft, check_row, row_for
+from arena.rules.round import (
+    Phase,
+    Round,
+    check_answer,
+    check_card,
+    check_draft,
+    check_row,
+    row_for,
+)
 from arena.rules.settings import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
 from arena.rules.views import Rows, View, make_view
 
@@ -45,6 +53,7 @@ __all__ = [
     "Variant",
     "View",
     "bullheads",
+    "check_answer",
     "check_card",
     "check_draft",
     "check_row",

@@ -64,6 +64,18 @@ def check_draft(seat: int, table: Sequence[int], card: object) -> int:
     return card
 
 
+def check_answer(decision: Decision, view: View, answer: object) -> int:
+    """The answer, if it is legal for the seat `view` shows; raises IllegalDecisionError.
+
+    The same checks the round applies, for those (the driver, check-bot) that hold only a view.
+    """
+    if decision is Decision.CARD:
+        return check_card(view.seat, view.hand, answer)
+    if decision is Decision.ROW:
+        return check_row(view.seat, answer)
+    return check_draft(view.seat, view.table, answer)
+
+
 class Round:
     """One round of play. Build it with `dealt` or `drafted`."""
 

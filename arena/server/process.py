@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server.procfs import environment, processes
 
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "NODE_PATH")
 """What a bot inherits of the arena's environment: enough to find its interpreter, no secrets."""
@@ -171,19 +172,12 @@ def kill_escaped(token: str) -> None:
         return
     mark = f"{TOKEN_VARIABLE}={token}".encode()
     me = os.getpid()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+    for child in processes():
+        if child.ppid != me or mark not in environment(child.pid):
             continue
-        try:
-            stat = (entry / "stat").read_text()
-            if int(stat[stat.rindex(")") + 2 :].split()[1]) != me:
-                continue
-            if mark not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            os.kill(int(entry.name), signal.SIGKILL)
-            os.waitpid(int(entry.name), 0)
-        except (OSError, ValueError, ChildProcessError):  # gone meanwhile, or not ours to reap
-            continue
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to reap
+            os.kill(child.pid, signal.SIGKILL)
+            os.waitpid(child.pid, 0)
 
 
 async def _copy_capped(stream: asyncio.StreamReader, path: Path, cap: int) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from arena.players import FaultKind
 from arena.server.lobby import BotSpec
+from arena.server.procfs import process
 from arena.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import LOGS, REPLAYS, WORK, RunSummary, run_tournament
@@ -125,16 +126,12 @@ def test_a_hostile_bot_changes_nothing_but_its_own_record(
     assert log.stat().st_size <= LOG_CAP + 200
     if mode == "fork":
         survivors = (tmp_path / WORK / "hostile" / "survivors.txt").read_text().split()
-        assert survivors and all(_gone(int(pid)) for pid in survivors)
+        assert survivors and all(not _alive(int(pid)) for pid in survivors)
     if mode == "connect-twice":
         assert "a second connection with its token was refused" in log.read_text()
     assert (tmp_path / REPLAYS).exists()
 
 
-def _gone(pid: int) -> bool:
-    """A process that no longer runs (a zombie awaiting its reaper counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in ("Z", "X")
+def _alive(pid: int) -> bool:
+    info = process(pid)
+    return info is not None and info.alive

@@ -15,6 +15,7 @@ from arena.players import GameResult, LocalPlayer, Strategy, play_game
 from arena.rules import Settings, View
 from arena.sdk import Bot
 from arena.server.lobby import BotSpec, Lobby
+from arena.server.procfs import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
@@ -96,19 +97,7 @@ def started_groups(lobby: Lobby) -> list[int]:
 
 def live_members(pgid: int) -> list[int]:
     """The processes of group `pgid` that still run (zombies are dead already)."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # it exited while we looked
-            continue
-        # "pid (comm) state ppid pgrp ...": the command name may hold spaces and parentheses.
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            members.append(int(entry.name))
-    return members
+    return [p.pid for p in processes() if p.pgrp == pgid and p.alive]
 
 
 WAITS = 500
