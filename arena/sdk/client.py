@@ -1,4 +1,5 @@
-"""The SDK's client side of the stream: handshake, requests answered concurrently, events.
+"""The SDK's client side of the stream: handshake, requests answered (async ones concurrently),
+events.
 
 `connect` opens the stream and `run_connection` runs one to its end with errors a person can
 act on; both serve every Python-side client of the arena: `play` (SDK bots) and the
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import inspect
 import math
 import os
@@ -39,8 +41,12 @@ from arena.rules import Decision, Settings, TurnRecord, View
 
 class Bot:
     """A bot: implement `choose_card`; `choose_row` (cheapest row) and `choose_draft` (lowest
-    card) have defaults. Each may be a plain method or `async def`. The `on_` hooks are optional
-    notifications for bots that keep state; the view in every request is complete without them.
+    card) have defaults. Each may be a plain method or `async def`: a plain one is answered at once,
+    one request at a time; an `async def` one in a task of its own, so that several requests (in
+    different games) can be decided at once. The `on_` hooks are optional notifications for bots
+    that keep state; the view in every request is complete without them. A bot that overrides
+    none of `on_game_start`, `on_turn`, `on_round_end` and `on_game_end` is sent no events at all
+    (Hello.skip_events); fault notices always come.
 
     (Not an `arena.players.Strategy`, which must answer synchronously: a bot may `await`.)
     """
@@ -80,8 +86,8 @@ class Bot:
 
 _DEADLINE: ContextVar[float] = ContextVar("arena_sdk_deadline", default=math.inf)
 """When the request being answered falls due, on the `time.monotonic` clock. A context variable,
-because each request is answered in its own task (which copies the context): with several games
-on one connection, every decision sees its own deadline."""
+because an `async def` decision runs in its own task (which copies the context when it is
+created): with several games on one connection, every decision sees its own deadline."""
 
 
 def time_left() -> float:
@@ -100,14 +106,32 @@ _CHOOSE = {
 }
 
 
-async def _answer(bot: Bot, request: pb.Request) -> pb.Answer:
-    if request.deadline_ms:  # 0 is proto's "unset": no deadline known
-        _DEADLINE.set(time.monotonic() + request.deadline_ms / 1000)
-    decision = convert.decision_from_proto(request.decision)
-    choice = getattr(bot, _CHOOSE[decision])(convert.view_from_proto(request.view))
-    if inspect.isawaitable(choice):
-        choice = await choice
-    return convert.answer_to_proto(request.request_id, decision, int(choice))
+EVENT_HOOKS = ("on_game_start", "on_turn", "on_round_end", "on_game_end")
+"""The hooks that need the game's events; a bot that overrides none of them is sent none."""
+
+
+def wants_events(bot: Bot) -> bool:
+    """Whether `bot` overrides any of the event hooks (`on_fault` does not count: fault notices
+    come to every bot)."""
+    for name in EVENT_HOOKS:
+        hook = getattr(bot, name)
+        if getattr(hook, "__func__", hook) is not getattr(Bot, name):
+            return True
+    return False
+
+
+def _deadline(request: pb.Request) -> float:
+    """When the request falls due, on the `time.monotonic` clock."""
+    if not request.deadline_ms:  # 0 is proto's "unset": no deadline known
+        return math.inf
+    return time.monotonic() + request.deadline_ms / 1000
+
+
+def _unanswered(request: pb.Request) -> None:
+    """The bot's own bug kept it from answering: show it in the log (the arena decides for it)."""
+    print(f"arena: no answer to request {request.request_id}:", file=sys.stderr)
+    traceback.print_exc()
+    sys.stderr.flush()
 
 
 def _notify(bot: Bot, message: pb.ArenaMessage) -> None:
@@ -143,48 +167,66 @@ class Stream:
     Welcome first) and `send` answers. Iterating raises grpc.aio.AioRpcError when the arena
     ends the stream with an error status; it simply stops when the arena closes it (OK)."""
 
-    def __init__(
-        self, call: grpc.aio.StreamStreamCall, outbox: asyncio.Queue[pb.BotMessage | None]
-    ) -> None:
+    def __init__(self, call: grpc.aio.StreamStreamCall) -> None:
         self._call = call
-        self._outbox = outbox
+        self._writing = asyncio.Lock()
+        """gRPC takes one message at a time on a stream: concurrent sends take turns."""
 
     def __aiter__(self) -> AsyncIterator[pb.ArenaMessage]:
         iterator: AsyncIterator[pb.ArenaMessage] = self._call.__aiter__()
         return iterator
 
-    def send(self, answer: pb.Answer) -> None:
-        """Queue an answer; messages go out in the order they were sent."""
-        self._outbox.put_nowait(pb.BotMessage(answer=answer))
+    async def send(self, answer: pb.Answer) -> None:
+        """Send an answer; messages go out in the order they were sent. Once the stream has
+        ended the answer is dropped: iterating the stream says how it ended."""
+        await self._write(pb.BotMessage(answer=answer))
+
+    async def _write(self, message: pb.BotMessage) -> None:
+        # Once the stream is over, reading it raises or ends: that says what happened.
+        async with self._writing:
+            with contextlib.suppress(asyncio.InvalidStateError, grpc.aio.AioRpcError):
+                await self._call.write(message)
+
+    async def _close(self) -> None:
+        """Close the bot's side of the stream (idempotent; nothing to do once it has ended)."""
+        with contextlib.suppress(asyncio.InvalidStateError, grpc.aio.AioRpcError):
+            await self._call.done_writing()
 
 
 @asynccontextmanager
 async def connect(
-    address: str, token: str, name: str, version: str = "", tls_ca: bytes | None = None
+    address: str,
+    token: str,
+    name: str,
+    version: str = "",
+    tls_ca: bytes | None = None,
+    skip_events: bool = False,
 ) -> AsyncIterator[Stream]:
     """Open the Play stream and say hello; leaving the block closes the bot's side and the channel.
 
     `tls_ca` is the CA certificate (PEM) of an arena that listens with TLS; None for the
-    plaintext channel of bots the arena launches.
+    plaintext channel of bots the arena launches. `skip_events` asks the arena for requests and
+    fault notices only (Hello.skip_events).
     """
-    outbox: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
-    hello = pb.Hello(token=token, name=name, version=version, protocol_version=PROTOCOL_VERSION)
-    outbox.put_nowait(pb.BotMessage(hello=hello))
-
-    async def outgoing() -> AsyncIterator[pb.BotMessage]:
-        while (message := await outbox.get()) is not None:
-            yield message
-
+    hello = pb.Hello(
+        token=token,
+        name=name,
+        version=version,
+        protocol_version=PROTOCOL_VERSION,
+        skip_events=skip_events,
+    )
     channel = (
         grpc.aio.insecure_channel(address)
         if tls_ca is None
         else grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(tls_ca))
     )
     async with channel:
+        stream = Stream(rpc.ArenaStub(channel).Play())
+        await stream._write(pb.BotMessage(hello=hello))
         try:
-            yield Stream(rpc.ArenaStub(channel).Play(outgoing()), outbox)
+            yield stream
         finally:
-            outbox.put_nowait(None)
+            await stream._close()
 
 
 async def play(
@@ -195,26 +237,50 @@ async def play(
     version: str = "",
     tls_ca: bytes | None = None,
 ) -> None:
-    """Connect to the arena and serve until it closes the stream; raises grpc.aio.AioRpcError."""
-    async with connect(address, token, name, version, tls_ca) as stream:
+    """Connect to the arena and serve until it closes the stream; raises grpc.aio.AioRpcError.
 
-        async def reply(request: pb.Request) -> None:
+    A plain decision method is answered at once, before the next message is read; an `async def`
+    one in a task of its own, so that it may wait (on a search in a thread, say) while other
+    requests are answered.
+    """
+    skip_events = not wants_events(bot)
+    async with connect(address, token, name, version, tls_ca, skip_events) as stream:
+
+        async def reply(request: pb.Request, decision: Decision, choice: Awaitable[int]) -> None:
             try:
-                stream.send(await _answer(bot, request))
+                answer = convert.answer_to_proto(request.request_id, decision, int(await choice))
             except Exception:  # the bot's own bug: show it in the log, and serve the other requests
-                print(f"arena: no answer to request {request.request_id}:", file=sys.stderr)
-                traceback.print_exc()
-                sys.stderr.flush()
+                _unanswered(request)
+                return
+            await stream.send(answer)
 
         tasks: set[asyncio.Task[None]] = set()
-        try:
-            async for message in stream:
-                if message.WhichOneof("kind") == "request":
-                    task = asyncio.create_task(reply(message.request))
+
+        def decide(request: pb.Request) -> pb.Answer | None:
+            """The answer of a plain method; None when an `async def` one goes on in a task (it
+            copies the context now, with this request's deadline) or the bot failed."""
+            token = _DEADLINE.set(_deadline(request))
+            try:
+                decision = convert.decision_from_proto(request.decision)
+                choice = getattr(bot, _CHOOSE[decision])(convert.view_from_proto(request.view))
+                if inspect.isawaitable(choice):
+                    task = asyncio.create_task(reply(request, decision, choice))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
-                else:
+                    return None
+                return convert.answer_to_proto(request.request_id, decision, int(choice))
+            except Exception:  # the bot's own bug: as in reply
+                _unanswered(request)
+                return None
+            finally:
+                _DEADLINE.reset(token)
+
+        try:
+            async for message in stream:
+                if message.WhichOneof("kind") != "request":
                     _notify(bot, message)
+                elif (answer := decide(message.request)) is not None:
+                    await stream.send(answer)
         finally:
             for task in tasks:
                 task.cancel()

@@ -157,7 +157,7 @@ async def _from_program(stdout: asyncio.StreamReader, stream: Stream, open_: _Op
             raw = await stdout.readline()
         except ValueError:  # longer than LINE_LIMIT: the reader dropped it
             number += 1
-            _bad(stream, open_, number, "<a line over 64 KiB>", AnswerError("far too long"))
+            await _bad(stream, open_, number, "<a line over 64 KiB>", AnswerError("far too long"))
             continue
         if not raw:
             return
@@ -168,13 +168,13 @@ async def _from_program(stdout: asyncio.StreamReader, stream: Stream, open_: _Op
         try:
             answer = decode(line)
         except AnswerError as error:
-            _bad(stream, open_, number, line, error)
+            await _bad(stream, open_, number, line, error)
             continue
         open_.discard(answer.request_id)
-        stream.send(answer)
+        await stream.send(answer)
 
 
-def _bad(stream: Stream, open_: _Open, number: int, line: str, error: AnswerError) -> None:
+async def _bad(stream: Stream, open_: _Open, number: int, line: str, error: AnswerError) -> None:
     """Log a line that is not an answer and fail the request it was meant for, if that is clear."""
     shown = line if len(line) <= SHOWN else line[:SHOWN] + "..."
     culprit = open_.culprit(error.request_id)
@@ -190,7 +190,7 @@ def _bad(stream: Stream, open_: _Open, number: int, line: str, error: AnswerErro
     )
     if culprit is not None:
         open_.discard(culprit)
-        stream.send(pb.Answer(request_id=culprit))  # no choice: a MALFORMED fault, now
+        await stream.send(pb.Answer(request_id=culprit))  # no choice: a MALFORMED fault, now
 
 
 async def bridge(argv: Sequence[str], where: Endpoint, name: str) -> int:

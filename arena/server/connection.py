@@ -32,8 +32,11 @@ class _Open:
 class Connection:
     """A connected bot's stream, as the arena's side sees it."""
 
-    def __init__(self, bot_name: str) -> None:
+    def __init__(self, bot_name: str, skip_events: bool = False) -> None:
         self.bot_name = bot_name
+        self.skip_events = skip_events
+        """The bot said it keeps no state (Hello.skip_events): send it requests and fault notices
+        only, never the game's events."""
         self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
         self.closed = asyncio.Event()
         self.close_reason = ""
@@ -92,7 +95,10 @@ class Connection:
             raise PlayerFault(FaultKind.MALFORMED, f"request {request_id}: {error}") from None
 
     def send(self, message: pb.ArenaMessage) -> None:
-        """Queue an event or notice for the bot; dropped once the stream is closed."""
+        """Queue an event or notice for the bot; dropped once the stream is closed.
+
+        Sends what it is given: whoever builds an event checks `skip_events` first.
+        """
         if not self.closed.is_set():
             self.outbox.put_nowait(message)
 

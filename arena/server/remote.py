@@ -8,6 +8,7 @@ from dataclasses import replace
 from arena.players import Fault, FaultKind, Player, PlayerFault, fallback
 from arena.protocol import convert, pb
 from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
+from arena.server.connection import Connection
 from arena.server.lobby import Bot, BotOptions, Instance
 
 
@@ -73,20 +74,38 @@ class RemotePlayer(Player):
         if self._instance is not None and self._instance.connection is not None:
             self._instance.connection.send(message)
 
+    def _listener(self) -> Connection | None:
+        """The connection to tell the game's events, if the bot is connected and wants them.
+
+        Asked before an event is built, so that nothing is built for a bot that said it keeps no
+        state (Hello.skip_events). Fault notices go to every bot, through `_send`.
+        """
+        instance = self._instance
+        if instance is None:
+            return None
+        connection = instance.connection
+        if connection is None or connection.skip_events:
+            return None
+        return connection
+
     def game_started(self, seat: int, settings: Settings) -> None:
-        event = convert.game_started_to_proto(self._game_id, seat, settings, self._names)
-        self._send(pb.ArenaMessage(game_started=event))
+        if (connection := self._listener()) is not None:
+            event = convert.game_started_to_proto(self._game_id, seat, settings, self._names)
+            connection.send(pb.ArenaMessage(game_started=event))
 
     def turn_revealed(self, round: int, turn: int, record: TurnRecord) -> None:
-        self._send(_turn_message(self._game_id, round, turn, record))
+        if (connection := self._listener()) is not None:
+            connection.send(_turn_message(self._game_id, round, turn, record))
 
     def round_ended(self, round: int, record: RoundRecord, totals: tuple[int, ...]) -> None:
-        event = convert.round_ended_to_proto(self._game_id, round, record, totals)
-        self._send(pb.ArenaMessage(round_ended=event))
+        if (connection := self._listener()) is not None:
+            event = convert.round_ended_to_proto(self._game_id, round, record, totals)
+            connection.send(pb.ArenaMessage(round_ended=event))
 
     def game_ended(self, totals: tuple[int, ...], winners: tuple[int, ...]) -> None:
-        event = convert.game_ended_to_proto(self._game_id, totals, winners)
-        self._send(pb.ArenaMessage(game_ended=event))
+        if (connection := self._listener()) is not None:
+            event = convert.game_ended_to_proto(self._game_id, totals, winners)
+            connection.send(pb.ArenaMessage(game_ended=event))
 
     def faulted(self, fault: Fault) -> None:
         """Count the fault toward disqualification and tell the bot, so its author sees why."""

@@ -54,6 +54,7 @@ class ArenaService(rpc.ArenaServicer):  # type: ignore[misc]
             connection = self._admission.admit(hello)
         except Refused as refusal:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(refusal))
+        connection.skip_events = hello.skip_events
         reader = asyncio.create_task(_read_answers(requests, connection))
         try:
             yield pb.ArenaMessage(

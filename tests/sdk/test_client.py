@@ -4,6 +4,7 @@ sequence of messages and records what the bot sends back."""
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent import futures
@@ -18,8 +19,8 @@ import pytest
 from arena.players import FaultKind
 from arena.protocol import PROTOCOL_VERSION, convert, pb, request_message, rpc
 from arena.rules import Decision, Settings, TurnRecord, Variant, View
-from arena.sdk import Bot, run
-from arena.sdk.client import play
+from arena.sdk import Bot, run, time_left
+from arena.sdk.client import EVENT_HOOKS, play, wants_events
 from tests.protocol.games import play as play_locally
 
 STANDARD = play_locally(Settings(players=3), seed=2)
@@ -239,6 +240,63 @@ def test_a_notice_of_a_fault_kind_the_sdk_does_not_know_reaches_the_bot() -> Non
     serve(bot, arena)
     assert ("fault", "g", "99", "a new kind of fault") in bot.calls
     assert [answer.request_id for answer in arena.answers] == [1]
+
+
+class Stateless(Bot):
+    """Overrides no event hook: it asks for no events, and still hears of its faults."""
+
+    def __init__(self) -> None:
+        self.faults: list[tuple[str, str, str]] = []
+
+    def choose_card(self, view: View) -> int:
+        return view.hand[0]
+
+    def on_fault(self, game_id: str, kind: str, message: str) -> None:
+        self.faults.append((game_id, kind, message))
+
+
+def test_a_bot_is_sent_events_iff_it_overrides_an_event_hook() -> None:
+    assert wants_events(Recorder())
+    assert not wants_events(Stateless())  # on_fault does not count: notices always come
+    for hook in EVENT_HOOKS:
+        one = type("One", (Stateless,), {hook: lambda self, *args: None})
+        assert wants_events(one()), hook
+        assert not wants_events(type("Sub", (Stateless,), {})())
+
+
+@pytest.mark.parametrize("bot_class", [Stateless, Recorder])
+def test_the_hello_says_whether_the_bot_skips_events_and_fault_notices_still_reach_it(
+    bot_class: type[Stateless | Recorder],
+) -> None:
+    notice = pb.FaultNotice(game_id="g", request_id=1, kind=pb.FAULT_KIND_TIMEOUT, message="late")
+    arena = ScriptedArena(
+        [request(1, "g", Decision.CARD, CARD_VIEW), pb.ArenaMessage(fault=notice)], 1
+    )
+    bot = bot_class()
+    serve(bot, arena)
+    assert arena.hello is not None
+    assert arena.hello.skip_events is (bot_class is Stateless)
+    assert [answer.request_id for answer in arena.answers] == [1]
+    if isinstance(bot, Stateless):
+        assert bot.faults == [("g", "timeout", "late")]
+    else:
+        assert ("fault", "g", "timeout", "late") in bot.calls
+
+
+def test_a_plain_method_is_answered_at_once_and_sees_its_deadline() -> None:
+    class Plain(Bot):
+        def __init__(self) -> None:
+            self.left: list[float] = []
+
+        def choose_card(self, view: View) -> int:
+            self.left.append(time_left())
+            return view.hand[0]
+
+    script = [request_message(1, "g", Decision.CARD, 2_000, CARD_VIEW)]
+    bot = Plain()
+    serve(bot, ScriptedArena(script, answers=1))
+    assert len(bot.left) == 1 and 0 < bot.left[0] <= 2
+    assert time_left() == math.inf  # the deadline belonged to the request alone
 
 
 # -- run: the entry point, with the arena in another thread --------------------------------

@@ -24,49 +24,49 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$arena/_proto/sixnimmt/v1/arena.proto\x12\x0bsixnimmt.v1\"`\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.sixnimmt.v1.HelloH\x00\x12%\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.AnswerH\x00\x42\x06\n\x04kind\"O\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x18\n\x10protocol_version\x18\x04 \x01(\r\"E\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0e\n\x04\x63\x61rd\x18\x02 \x01(\x05H\x00\x12\r\n\x03row\x18\x03 \x01(\x05H\x00\x42\x08\n\x06\x63hoice\"\xd7\x02\n\x0c\x41renaMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.sixnimmt.v1.WelcomeH\x00\x12\'\n\x07request\x18\x02 \x01(\x0b\x32\x14.sixnimmt.v1.RequestH\x00\x12\x30\n\x0cgame_started\x18\x03 \x01(\x0b\x32\x18.sixnimmt.v1.GameStartedH\x00\x12\x32\n\rturn_revealed\x18\x04 \x01(\x0b\x32\x19.sixnimmt.v1.TurnRevealedH\x00\x12.\n\x0bround_ended\x18\x05 \x01(\x0b\x32\x17.sixnimmt.v1.RoundEndedH\x00\x12,\n\ngame_ended\x18\x06 \x01(\x0b\x32\x16.sixnimmt.v1.GameEndedH\x00\x12)\n\x05\x66\x61ult\x18\x07 \x01(\x0b\x32\x18.sixnimmt.v1.FaultNoticeH\x00\x42\x06\n\x04kind\"L\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x15\n\rarena_version\x18\x03 \x01(\t\"i\n\x08Settings\x12\x0f\n\x07players\x18\x01 \x01(\r\x12%\n\x07variant\x18\x02 \x01(\x0e\x32\x14.sixnimmt.v1.Variant\x12\x11\n\tend_score\x18\x03 \x01(\r\x12\x12\n\nmax_rounds\x18\x04 \x01(\r\"\x16\n\x05\x43\x61rds\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\x05\"\x95\x02\n\x04View\x12\'\n\x08settings\x18\x01 \x01(\x0b\x32\x15.sixnimmt.v1.Settings\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05round\x18\x03 \x01(\r\x12\x0c\n\x04turn\x18\x04 \x01(\r\x12\x0c\n\x04hand\x18\x05 \x03(\x05\x12 \n\x04rows\x18\x06 \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x12\x11\n\tpenalties\x18\x07 \x03(\x05\x12\x0e\n\x06totals\x18\x08 \x03(\x05\x12\"\n\x06played\x18\t \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x12\x10\n\x08revealed\x18\n \x03(\x05\x12\r\n\x05table\x18\x0b \x03(\x05\x12!\n\x05hands\x18\x0c \x03(\x0b\x32\x12.sixnimmt.v1.Cards\"\x8d\x01\n\x07Request\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\'\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0e\x32\x15.sixnimmt.v1.Decision\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\r\x12\x1f\n\x04view\x18\x05 \x01(\x0b\x32\x11.sixnimmt.v1.View\"f\n\x0bGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\'\n\x08settings\x18\x03 \x01(\x0b\x32\x15.sixnimmt.v1.Settings\x12\x0f\n\x07players\x18\x04 \x03(\t\"w\n\x0cTurnRevealed\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x0c\n\x04turn\x18\x03 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\x05\x12*\n\nplacements\x18\x05 \x03(\x0b\x32\x16.sixnimmt.v1.Placement\"S\n\tPlacement\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\r\x12\r\n\x05taken\x18\x04 \x03(\x05\x12\x0e\n\x06\x63hosen\x18\x05 \x01(\x08\"O\n\nRoundEnded\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x11\n\tpenalties\x18\x03 \x03(\x05\x12\x0e\n\x06totals\x18\x04 \x03(\x05\"=\n\tGameEnded\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\x0f\n\x07winners\x18\x03 \x03(\r\"i\n\x0b\x46\x61ultNotice\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x0f\n\x07message\x18\x04 \x01(\t*]\n\x08\x44\x65\x63ision\x12\x18\n\x14\x44\x45\x43ISION_UNSPECIFIED\x10\x00\x12\x11\n\rDECISION_CARD\x10\x01\x12\x10\n\x0c\x44\x45\x43ISION_ROW\x10\x02\x12\x12\n\x0e\x44\x45\x43ISION_DRAFT\x10\x03*r\n\x07Variant\x12\x17\n\x13VARIANT_UNSPECIFIED\x10\x00\x12\x14\n\x10VARIANT_STANDARD\x10\x01\x12\x18\n\x14VARIANT_PROFESSIONAL\x10\x02\x12\x1e\n\x1aVARIANT_PROFESSIONAL_DRAFT\x10\x03*\xc4\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x01\x12\x16\n\x12\x46\x41ULT_KIND_CRASHED\x10\x02\x12\x1c\n\x18\x46\x41ULT_KIND_NOT_CONNECTED\x10\x03\x12\x18\n\x14\x46\x41ULT_KIND_MALFORMED\x10\x04\x12\x16\n\x12\x46\x41ULT_KIND_ILLEGAL\x10\x05\x12\x1b\n\x17\x46\x41ULT_KIND_DISQUALIFIED\x10\x06\x32G\n\x05\x41rena\x12>\n\x04Play\x12\x17.sixnimmt.v1.BotMessage\x1a\x19.sixnimmt.v1.ArenaMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$arena/_proto/sixnimmt/v1/arena.proto\x12\x0bsixnimmt.v1\"`\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.sixnimmt.v1.HelloH\x00\x12%\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.AnswerH\x00\x42\x06\n\x04kind\"d\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x18\n\x10protocol_version\x18\x04 \x01(\r\x12\x13\n\x0bskip_events\x18\x05 \x01(\x08\"E\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0e\n\x04\x63\x61rd\x18\x02 \x01(\x05H\x00\x12\r\n\x03row\x18\x03 \x01(\x05H\x00\x42\x08\n\x06\x63hoice\"\xd7\x02\n\x0c\x41renaMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.sixnimmt.v1.WelcomeH\x00\x12\'\n\x07request\x18\x02 \x01(\x0b\x32\x14.sixnimmt.v1.RequestH\x00\x12\x30\n\x0cgame_started\x18\x03 \x01(\x0b\x32\x18.sixnimmt.v1.GameStartedH\x00\x12\x32\n\rturn_revealed\x18\x04 \x01(\x0b\x32\x19.sixnimmt.v1.TurnRevealedH\x00\x12.\n\x0bround_ended\x18\x05 \x01(\x0b\x32\x17.sixnimmt.v1.RoundEndedH\x00\x12,\n\ngame_ended\x18\x06 \x01(\x0b\x32\x16.sixnimmt.v1.GameEndedH\x00\x12)\n\x05\x66\x61ult\x18\x07 \x01(\x0b\x32\x18.sixnimmt.v1.FaultNoticeH\x00\x42\x06\n\x04kind\"L\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x15\n\rarena_version\x18\x03 \x01(\t\"i\n\x08Settings\x12\x0f\n\x07players\x18\x01 \x01(\r\x12%\n\x07variant\x18\x02 \x01(\x0e\x32\x14.sixnimmt.v1.Variant\x12\x11\n\tend_score\x18\x03 \x01(\r\x12\x12\n\nmax_rounds\x18\x04 \x01(\r\"\x16\n\x05\x43\x61rds\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\x05\"\x95\x02\n\x04View\x12\'\n\x08settings\x18\x01 \x01(\x0b\x32\x15.sixnimmt.v1.Settings\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05round\x18\x03 \x01(\r\x12\x0c\n\x04turn\x18\x04 \x01(\r\x12\x0c\n\x04hand\x18\x05 \x03(\x05\x12 \n\x04rows\x18\x06 \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x12\x11\n\tpenalties\x18\x07 \x03(\x05\x12\x0e\n\x06totals\x18\x08 \x03(\x05\x12\"\n\x06played\x18\t \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x12\x10\n\x08revealed\x18\n \x03(\x05\x12\r\n\x05table\x18\x0b \x03(\x05\x12!\n\x05hands\x18\x0c \x03(\x0b\x32\x12.sixnimmt.v1.Cards\"\x8d\x01\n\x07Request\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\'\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0e\x32\x15.sixnimmt.v1.Decision\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\r\x12\x1f\n\x04view\x18\x05 \x01(\x0b\x32\x11.sixnimmt.v1.View\"f\n\x0bGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\'\n\x08settings\x18\x03 \x01(\x0b\x32\x15.sixnimmt.v1.Settings\x12\x0f\n\x07players\x18\x04 \x03(\t\"w\n\x0cTurnRevealed\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x0c\n\x04turn\x18\x03 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\x05\x12*\n\nplacements\x18\x05 \x03(\x0b\x32\x16.sixnimmt.v1.Placement\"S\n\tPlacement\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\r\x12\r\n\x05taken\x18\x04 \x03(\x05\x12\x0e\n\x06\x63hosen\x18\x05 \x01(\x08\"O\n\nRoundEnded\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x11\n\tpenalties\x18\x03 \x03(\x05\x12\x0e\n\x06totals\x18\x04 \x03(\x05\"=\n\tGameEnded\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\x0f\n\x07winners\x18\x03 \x03(\r\"i\n\x0b\x46\x61ultNotice\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x0f\n\x07message\x18\x04 \x01(\t*]\n\x08\x44\x65\x63ision\x12\x18\n\x14\x44\x45\x43ISION_UNSPECIFIED\x10\x00\x12\x11\n\rDECISION_CARD\x10\x01\x12\x10\n\x0c\x44\x45\x43ISION_ROW\x10\x02\x12\x12\n\x0e\x44\x45\x43ISION_DRAFT\x10\x03*r\n\x07Variant\x12\x17\n\x13VARIANT_UNSPECIFIED\x10\x00\x12\x14\n\x10VARIANT_STANDARD\x10\x01\x12\x18\n\x14VARIANT_PROFESSIONAL\x10\x02\x12\x1e\n\x1aVARIANT_PROFESSIONAL_DRAFT\x10\x03*\xc4\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x01\x12\x16\n\x12\x46\x41ULT_KIND_CRASHED\x10\x02\x12\x1c\n\x18\x46\x41ULT_KIND_NOT_CONNECTED\x10\x03\x12\x18\n\x14\x46\x41ULT_KIND_MALFORMED\x10\x04\x12\x16\n\x12\x46\x41ULT_KIND_ILLEGAL\x10\x05\x12\x1b\n\x17\x46\x41ULT_KIND_DISQUALIFIED\x10\x06\x32G\n\x05\x41rena\x12>\n\x04Play\x12\x17.sixnimmt.v1.BotMessage\x1a\x19.sixnimmt.v1.ArenaMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena._proto.sixnimmt.v1.arena_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DECISION']._serialized_start=1843
-  _globals['_DECISION']._serialized_end=1936
-  _globals['_VARIANT']._serialized_start=1938
-  _globals['_VARIANT']._serialized_end=2052
-  _globals['_FAULTKIND']._serialized_start=2055
-  _globals['_FAULTKIND']._serialized_end=2251
+  _globals['_DECISION']._serialized_start=1864
+  _globals['_DECISION']._serialized_end=1957
+  _globals['_VARIANT']._serialized_start=1959
+  _globals['_VARIANT']._serialized_end=2073
+  _globals['_FAULTKIND']._serialized_start=2076
+  _globals['_FAULTKIND']._serialized_end=2272
   _globals['_BOTMESSAGE']._serialized_start=53
   _globals['_BOTMESSAGE']._serialized_end=149
   _globals['_HELLO']._serialized_start=151
-  _globals['_HELLO']._serialized_end=230
-  _globals['_ANSWER']._serialized_start=232
-  _globals['_ANSWER']._serialized_end=301
-  _globals['_ARENAMESSAGE']._serialized_start=304
-  _globals['_ARENAMESSAGE']._serialized_end=647
-  _globals['_WELCOME']._serialized_start=649
-  _globals['_WELCOME']._serialized_end=725
-  _globals['_SETTINGS']._serialized_start=727
-  _globals['_SETTINGS']._serialized_end=832
-  _globals['_CARDS']._serialized_start=834
-  _globals['_CARDS']._serialized_end=856
-  _globals['_VIEW']._serialized_start=859
-  _globals['_VIEW']._serialized_end=1136
-  _globals['_REQUEST']._serialized_start=1139
-  _globals['_REQUEST']._serialized_end=1280
-  _globals['_GAMESTARTED']._serialized_start=1282
-  _globals['_GAMESTARTED']._serialized_end=1384
-  _globals['_TURNREVEALED']._serialized_start=1386
-  _globals['_TURNREVEALED']._serialized_end=1505
-  _globals['_PLACEMENT']._serialized_start=1507
-  _globals['_PLACEMENT']._serialized_end=1590
-  _globals['_ROUNDENDED']._serialized_start=1592
-  _globals['_ROUNDENDED']._serialized_end=1671
-  _globals['_GAMEENDED']._serialized_start=1673
-  _globals['_GAMEENDED']._serialized_end=1734
-  _globals['_FAULTNOTICE']._serialized_start=1736
-  _globals['_FAULTNOTICE']._serialized_end=1841
-  _globals['_ARENA']._serialized_start=2253
-  _globals['_ARENA']._serialized_end=2324
+  _globals['_HELLO']._serialized_end=251
+  _globals['_ANSWER']._serialized_start=253
+  _globals['_ANSWER']._serialized_end=322
+  _globals['_ARENAMESSAGE']._serialized_start=325
+  _globals['_ARENAMESSAGE']._serialized_end=668
+  _globals['_WELCOME']._serialized_start=670
+  _globals['_WELCOME']._serialized_end=746
+  _globals['_SETTINGS']._serialized_start=748
+  _globals['_SETTINGS']._serialized_end=853
+  _globals['_CARDS']._serialized_start=855
+  _globals['_CARDS']._serialized_end=877
+  _globals['_VIEW']._serialized_start=880
+  _globals['_VIEW']._serialized_end=1157
+  _globals['_REQUEST']._serialized_start=1160
+  _globals['_REQUEST']._serialized_end=1301
+  _globals['_GAMESTARTED']._serialized_start=1303
+  _globals['_GAMESTARTED']._serialized_end=1405
+  _globals['_TURNREVEALED']._serialized_start=1407
+  _globals['_TURNREVEALED']._serialized_end=1526
+  _globals['_PLACEMENT']._serialized_start=1528
+  _globals['_PLACEMENT']._serialized_end=1611
+  _globals['_ROUNDENDED']._serialized_start=1613
+  _globals['_ROUNDENDED']._serialized_end=1692
+  _globals['_GAMEENDED']._serialized_start=1694
+  _globals['_GAMEENDED']._serialized_end=1755
+  _globals['_FAULTNOTICE']._serialized_start=1757
+  _globals['_FAULTNOTICE']._serialized_end=1862
+  _globals['_ARENA']._serialized_start=2274
+  _globals['_ARENA']._serialized_end=2345
 # @@protoc_insertion_point(module_scope)

@@ -55,16 +55,18 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "name", "version", "protocol_version")
+    __slots__ = ("token", "name", "version", "protocol_version", "skip_events")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SKIP_EVENTS_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     version: str
     protocol_version: int
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    skip_events: bool
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., skip_events: _Optional[bool] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("request_id", "card", "row")
