@@ -172,5 +172,7 @@ def test_every_game_of_the_report_opens(tournament: tuple[Path, Standings], brow
         assert page.input_value("#game-select") == outcome.game_id
         shown = page.evaluate(READ_VIEWER)
         assert (shown["round"], shown["turn"]) == (1, 1)
+        # End steps the viewer only while it shows (else it scrolls the page, as it should).
+        page.locator("#viewer").scroll_into_view_if_needed()
         page.keyboard.press("End")
         assert page.evaluate(READ_VIEWER)["totals"] == list(outcome.record.totals)
