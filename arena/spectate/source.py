@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.tournament import GameOutcome
 from arena.tournament.runner import DATABASE, REPLAYS
+from arena.tournament.store import decode_outcome
 
 _IDS_PER_QUERY = 500
 """Game ids asked for in one query: well under SQLite's cap on a statement's parameters."""
@@ -196,11 +197,7 @@ class StoreSource(GameSource):
                 found += self._query(f"{columns} WHERE game_id IN ({marks})", chunk).fetchall()
             rows = sorted(found, key=lambda row: row[3:])
         for spec, result, record, *_ in rows:
-            # The decoding of ResultStore.outcomes, whose store cannot be opened read-only.
-            data = json.loads(result)
-            data["spec"] = json.loads(spec)
-            data["record"] = json.loads(record)
-            yield GameOutcome.from_dict(data)
+            yield decode_outcome(spec, result, record)
 
     def close(self) -> None:
         self._db.close()

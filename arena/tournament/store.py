@@ -47,6 +47,14 @@ _BUSY_TIMEOUT = 30.0
 """Seconds to wait for another connection's write lock before giving up."""
 
 
+def decode_outcome(spec: str, outcome: str, record: str) -> GameOutcome:
+    """A game as stored in its row's three JSON columns (for every reader of the database)."""
+    data = json.loads(outcome)
+    data["spec"] = json.loads(spec)
+    data["record"] = json.loads(record)
+    return GameOutcome.from_dict(data)
+
+
 class TournamentMismatchError(ValueError):
     """The database holds another tournament than the one being run."""
 
@@ -126,10 +134,7 @@ class ResultStore:
             "SELECT spec, outcome, record FROM games ORDER BY table_index, deal, rotation"
         )
         for spec, result, record in rows:
-            data = json.loads(result)
-            data["spec"] = json.loads(spec)
-            data["record"] = json.loads(record)
-            yield GameOutcome.from_dict(data)
+            yield decode_outcome(spec, result, record)
 
     def close(self) -> None:
         """Close the database; every saved game is already on disk."""
