@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import LocalExecutor
+from arena.tournament.outcome import GameOutcome
 from arena.tournament.schedule import schedule
 from arena.tournament.standings import Standings, compute_standings, write_csv
 from arena.tournament.store import ResultStore, TournamentMismatchError
@@ -107,13 +108,20 @@ async def run_tournament(config: TournamentConfig, progress: Progress | None = N
 
 
 def write_results(store: ResultStore, output: Path) -> Standings:
-    """Write the standings (JSON, CSV) and the replay file from what the store holds."""
-    standings = compute_standings(store.outcomes())
+    """Write the standings (JSON, CSV) and the replay file from what the store holds.
+
+    One pass over the store: each game goes into the replay file as the standings take it in.
+    """
+    with (output / REPLAYS).open("w") as replays:
+
+        def replayed() -> Iterator[GameOutcome]:
+            for outcome in store.outcomes():
+                replays.write(json.dumps(outcome.to_dict(), separators=(",", ":")) + "\n")
+                yield outcome
+
+        standings = compute_standings(replayed())
     (output / STANDINGS_JSON).write_text(json.dumps(standings.to_dict(), indent=2) + "\n")
     write_csv(output / STANDINGS_CSV, standings)
-    with (output / REPLAYS).open("w") as replays:
-        for outcome in store.outcomes():
-            replays.write(json.dumps(outcome.to_dict(), separators=(",", ":")) + "\n")
     return standings
 
 
