@@ -16,13 +16,12 @@ from typing import Any, Never
 import click
 from tqdm import tqdm
 
-from arena.checkbot import Check, CheckOptions, check_bot, render
-from arena.display import fault_line, render_game
 from arena.players import BUILTIN, GameResult, LocalPlayer, play_game
 from arena.rules import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
+from arena.server.checkbot import Check, CheckOptions, check_bot, render
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
-from arena.specs import BadBotSpec, parse_bot, parse_command
+from arena.server.specs import BadBotSpec, parse_bot, parse_command
 from arena.spectate import (
     DEFAULT_MAX_GAMES,
     SpectateError,
@@ -33,9 +32,11 @@ from arena.spectate import (
     terminal_paint,
     write_report,
 )
+from arena.spectate.display import fault_line, render_game
 from arena.tournament.config import ConfigError, TournamentConfig, load, variant
-from arena.tournament.runner import LOGS, RunSummary, run_tournament
+from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.standings import pairwise_table, standings_table
+from arena.tournament.store import LOGS
 from arena.tournament.submissions import enter_submissions
 
 

@@ -2,8 +2,8 @@
 
 Reads what `arena run` leaves (the results database, read-only, or a replay file), so it works on
 a finished tournament and on one still running. `source` finds the games, `replay` shows one in
-the terminal (drawn by `arena.display`), `report` and `charts` make the page, whose styles, script
-and skeleton are the package data in `assets/`.
+the terminal (drawn by `display`, which `arena play` uses too), `report` and `charts` make the
+page, whose styles, script and skeleton are the package data in `assets/`.
 """
 
 from arena.spectate.replay import game_list, parse_turn, show_game, step_through, terminal_paint

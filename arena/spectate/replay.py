@@ -1,7 +1,8 @@
 """`arena replay`: a tournament's games in the terminal, listed, or one of them turn by turn.
 
-The game itself is drawn by `arena.display`, the renderer `arena play` uses; this module picks the
-game, the part of it to show, and the terminal's colours, and escapes what bots wrote.
+The game itself is drawn by `arena.spectate.display`, the renderer `arena play` uses; this
+module picks the game, the part of it to show, and the terminal's colours, and escapes what
+bots wrote.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 import click
 from tabulate import tabulate
 
-from arena.display import (
+from arena.spectate.display import (
     LEGEND,
     Paint,
     fault_line,

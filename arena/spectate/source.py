@@ -20,8 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.tournament import GameOutcome
-from arena.tournament.runner import DATABASE, REPLAYS
-from arena.tournament.store import decode_outcome
+from arena.tournament.store import DATABASE, REPLAYS, decode_outcome
 
 _IDS_PER_QUERY = 500
 """Game ids asked for in one query: well under SQLite's cap on a statement's parameters."""

@@ -2,7 +2,8 @@
 
 `schedule` decides the games (round-robin or balanced sample, duplicate deals, stable seeds),
 `outcome` holds a game job's spec and result, `store` keeps finished games in SQLite, and
-`standings` ranks the bots from them. All but the store are pure.
+`standings` ranks the bots from them; `writer` writes the output files. The store and the writer
+do I/O; the schedule, outcomes and standings are pure.
 """
 
 from arena.tournament.outcome import GameOutcome, GameSpec
@@ -24,7 +25,6 @@ from arena.tournament.standings import (
     compute_standings,
     pairwise_table,
     standings_table,
-    write_csv,
 )
 from arena.tournament.store import ResultStore, TournamentMismatchError
 
@@ -48,5 +48,4 @@ __all__ = [
     "sample_size",
     "schedule",
     "standings_table",
-    "write_csv",
 ]

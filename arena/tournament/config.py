@@ -13,7 +13,7 @@ from arena.rules import InvalidSettingsError, Settings, Variant
 from arena.server.listen import Listener, ListenError
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.process import Limits
-from arena.specs import BadBotSpec, parse_bot
+from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.schedule import round_robin_size
 
 MAX_ROUND_ROBIN_GAMES = 100_000

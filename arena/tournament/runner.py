@@ -7,28 +7,18 @@ all of them, and running the same tournament again plays only the games still mi
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import LocalExecutor
-from arena.tournament.outcome import GameOutcome
 from arena.tournament.schedule import schedule
-from arena.tournament.standings import Standings, compute_standings, write_csv
-from arena.tournament.store import ResultStore, TournamentMismatchError
-
-DATABASE = "results.sqlite"
-STANDINGS_JSON = "standings.json"
-STANDINGS_CSV = "standings.csv"
-REPLAYS = "replays.jsonl"
-LOGS = "logs"
-WORK = "work"
-"""Each bot's working folder is work/NAME in the output folder."""
+from arena.tournament.standings import Standings
+from arena.tournament.store import DATABASE, LOGS, WORK, ResultStore, TournamentMismatchError
+from arena.tournament.writer import write_results
 
 Progress = Callable[[int, int], None]
 """Told (games done, games in the tournament) after every game."""
@@ -105,24 +95,6 @@ async def run_tournament(config: TournamentConfig, progress: Progress | None = N
             interrupted = True
         standings = write_results(store, output)
         return RunSummary(standings, played, len(specs), store.count(), interrupted)
-
-
-def write_results(store: ResultStore, output: Path) -> Standings:
-    """Write the standings (JSON, CSV) and the replay file from what the store holds.
-
-    One pass over the store: each game goes into the replay file as the standings take it in.
-    """
-    with (output / REPLAYS).open("w") as replays:
-
-        def replayed() -> Iterator[GameOutcome]:
-            for outcome in store.outcomes():
-                replays.write(json.dumps(outcome.to_dict(), separators=(",", ":")) + "\n")
-                yield outcome
-
-        standings = compute_standings(replayed())
-    (output / STANDINGS_JSON).write_text(json.dumps(standings.to_dict(), indent=2) + "\n")
-    write_csv(output / STANDINGS_CSV, standings)
-    return standings
 
 
 def _hand_out_tokens(session: Session) -> None:

@@ -6,7 +6,6 @@ set, never the records. Everything is deterministic: the same outcomes give the 
 
 from __future__ import annotations
 
-import csv
 import random
 import statistics
 from collections import Counter
@@ -14,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
@@ -279,22 +277,3 @@ def pairwise_table(standings: Standings) -> str:
     align = ("left", *["right"] * len(names))
     table = tabulate(rows, ["", *names], colalign=align, disable_numparse=True)
     return f"{caption}\n{table}"
-
-
-def write_csv(path: Path | str, standings: Standings) -> None:
-    """Write the standings as CSV for spreadsheets: one row per bot, one column per fault kind."""
-    kinds = list(FaultKind)
-    with Path(path).open("w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(
-            ["rank", "bot", "games", "bullheads", "mean", "ci_low", "ci_high", "wins", "faults"]
-            + [f"faults_{kind.value}" for kind in kinds]
-            + ["disqualified"]
-        )
-        for line in standings.bots:
-            writer.writerow(
-                [line.rank, line.bot, line.games, line.bullheads, line.mean, *line.ci, line.wins]
-                + [line.faults]
-                + [line.faults_by_kind.get(kind, 0) for kind in kinds]
-                + [line.disqualified]
-            )

@@ -25,6 +25,17 @@ from typing import Any
 
 from arena.tournament.outcome import GameOutcome
 
+DATABASE = "results.sqlite"
+"""The results database in a tournament's output folder; the other names are its neighbours."""
+STANDINGS_JSON = "standings.json"
+STANDINGS_CSV = "standings.csv"
+REPLAYS = "replays.jsonl"
+"""One finished game a line, as JSON: what spectators replay without the database."""
+LOGS = "logs"
+"""The bots' logs: logs/NAME.log."""
+WORK = "work"
+"""Each bot's working folder is work/NAME in the output folder."""
+
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS tournament (
         id INTEGER PRIMARY KEY CHECK (id = 1),

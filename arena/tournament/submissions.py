@@ -27,7 +27,7 @@ from pathlib import Path
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.lobby import BotSpec
 from arena.server.process import BotProcess, bot_environment
-from arena.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
+from arena.server.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
 
 MANIFEST = "bot.toml"
 """The file that makes a folder a submission."""

@@ -15,7 +15,7 @@ from arena.rules import Decision, Settings, View
 from arena.sdk.stdio import AnswerError, decode, encode
 from arena.server.lobby import BotOptions
 from arena.server.session import open_session
-from arena.specs import parse_bot
+from arena.server.specs import parse_bot
 from tests.anybot.conftest import TEST_BOTS
 from tests.server.helpers import SAMPLE_BOTS
 

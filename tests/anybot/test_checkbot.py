@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.checkbot import HELLO, NAMES, Check, CheckOptions, Status, check_bot
 from arena.cli import main
+from arena.server.checkbot import HELLO, NAMES, Check, CheckOptions, Status, check_bot
 from arena.server.lobby import BotSpec
-from arena.specs import parse_command
+from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT, TEST_BOTS
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.checkbot import CheckOptions, check_bot
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
-from arena.specs import parse_command
+from arena.server.checkbot import CheckOptions, check_bot
+from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.specs import BRIDGE, BadBotSpec, bot_spec, parse_bot
+from arena.server.specs import BRIDGE, BadBotSpec, bot_spec, parse_bot
 from arena.tournament.config import load
 from tests.anybot.conftest import ROOT
 

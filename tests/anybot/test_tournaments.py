@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.specs import parse_bot
+from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.outcome import GameOutcome
-from arena.tournament.runner import LOGS, REPLAYS, STANDINGS_JSON, run_tournament
+from arena.tournament.runner import run_tournament
+from arena.tournament.store import LOGS, REPLAYS, STANDINGS_JSON
 from tests.anybot.conftest import ROOT
 from tests.server.helpers import SAMPLE_BOTS, load_strategy, play_locally
 

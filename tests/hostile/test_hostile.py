@@ -16,9 +16,10 @@ import pytest
 from arena.players import FaultKind
 from arena.server.lobby import BotSpec
 from arena.server.procfs import process
-from arena.specs import parse_bot
+from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import LOGS, REPLAYS, WORK, RunSummary, run_tournament
+from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.store import LOGS, REPLAYS, WORK
 
 ROOT = Path(__file__).parents[2]
 HOSTILE = ROOT / "tests" / "bots" / "hostile_bot.py"

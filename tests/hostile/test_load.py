@@ -7,7 +7,7 @@ import json
 import resource
 from pathlib import Path
 
-from arena.specs import parse_bot
+from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from arena.players import Fault
 from arena.rules import GameRecord, Phase, Round, Rows, Settings, Variant
 from arena.tournament import GameOutcome, ResultStore, schedule
-from arena.tournament.runner import DATABASE, write_results
+from arena.tournament.store import DATABASE
+from arena.tournament.writer import write_results
 from tests.tournament.helpers import played
 
 BOTS = ("ann", "bob", "cyd")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from arena.specs import parse_bot
+from arena.server.specs import parse_bot
 from arena.spectate import open_games, write_report
 from arena.tournament import GameOutcome, Standings
 from arena.tournament.config import TournamentConfig

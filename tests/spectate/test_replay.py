@@ -14,7 +14,7 @@ from arena.rules import BULLHEADS, Decision, Variant
 from arena.spectate import open_games, step_through
 from arena.spectate.replay import KEYS
 from arena.tournament import GameOutcome, ResultStore
-from arena.tournament.runner import DATABASE, REPLAYS
+from arena.tournament.store import DATABASE, REPLAYS
 from tests.spectate.helpers import engine_rows, identity, tournament
 
 ROUND = re.compile(r"^Round (\d+)$")

@@ -17,8 +17,8 @@ from arena.tournament import (
     compute_standings,
     pairwise_table,
     standings_table,
-    write_csv,
 )
+from arena.tournament.writer import write_csv
 from tests.tournament.helpers import made_up
 
 SEATS = ["ann", "bob", "cyd"]

@@ -1,0 +1,41 @@
+"""A fixed-seed tournament of real bot processes gives, byte for byte, the files kept in
+tests/golden: the replays and the standings, a disqualification for illegal cards included.
+
+The golden copy was written by the arena before the decision path was redesigned (issue 12), so
+this test holds the redesign to "behaviour unchanged". Regenerate it only for a change that is
+meant to change results, and say so in the commit.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+BOTS = {
+    "heuristic": ROOT / "sample_bots" / "python" / "heuristic_bot.py",
+    "random": ROOT / "sample_bots" / "python" / "random_bot.py",
+    "lowest": ROOT / "sample_bots" / "python" / "lowest_bot.py",
+    "illegal": ROOT / "tests" / "bots" / "illegal_card_bot.py",
+}
+ARGS = ["--players", "3", "--games", "6", "--seed", "7", "--max-rounds", "3"]
+
+
+def test_a_fixed_seed_tournament_matches_its_golden_copy(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    entries = [arg for name, path in BOTS.items() for arg in ("--bot", f"{name}={path}")]
+    arena = Path(sys.executable).parent / "arena"
+    # One game at a time: the game in which the faulting bot reaches its 20th fault (and is
+    # disqualified) then depends on the schedule alone.
+    command = [str(arena), "run", *entries, *ARGS, "--concurrency", "1", "--quiet"]
+    subprocess.run([*command, "--output", str(tmp_path / "out")], check=True, timeout=240)
+    for name in ("replays.jsonl", "standings.json"):
+        produced = (tmp_path / "out" / name).read_text()
+        assert produced == (GOLDEN / name).read_text(), f"{name} differs from tests/golden"
