@@ -1,16 +1,57 @@
-"""Fixtures shared by the tests that start servers and processes."""
+"""Fixtures shared by the tests that start servers and processes, and the check that every such
+test says so with the `integration` marker (so that `pytest -m "not integration"` stays fast)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena.server.procfs import processes
+
+
+@pytest.fixture(autouse=True)
+def _integration_is_marked(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Fail a test that starts a process or a gRPC server without `@pytest.mark.integration`.
+
+    The test itself runs unchanged: what it starts is only noted, and the test fails at teardown
+    naming it. Every way of starting a program here (subprocess, asyncio, Playwright) goes through
+    `subprocess.Popen._execute_child`; every server through `grpc.server` or `grpc.aio.server`.
+    """
+    if request.node.get_closest_marker("integration") is not None:
+        yield
+        return
+    started: list[str] = []
+
+    def noting(what: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started.append(what if what != "a process" else f"a process {args[1]!r}")
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(
+        subprocess.Popen, "_execute_child", noting("a process", subprocess.Popen._execute_child)
+    )
+    grpc = sys.modules.get("grpc")  # only if imported already: this check loads nothing
+    if grpc is not None:
+        monkeypatch.setattr(grpc, "server", noting("a gRPC server", grpc.server))
+        monkeypatch.setattr(grpc.aio, "server", noting("a gRPC server", grpc.aio.server))
+    yield
+    if started:
+        pytest.fail(
+            f"this test started {', '.join(started)}: mark it @pytest.mark.integration",
+            pytrace=False,
+        )
 
 
 def _live_children() -> set[int]:

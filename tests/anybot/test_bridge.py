@@ -120,6 +120,7 @@ def test_a_line_that_is_not_an_answer_says_why(
     assert caught.value.request_id == request_id
 
 
+@pytest.mark.integration
 def test_a_line_bot_answering_prose_commits_malformed_faults_not_timeouts(
     logs: Path, no_leftover_processes: None
 ) -> None:

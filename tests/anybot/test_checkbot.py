@@ -35,6 +35,7 @@ def failures(results: dict[str, Check]) -> set[str]:
     return {name for name, result in results.items() if not result.passed}
 
 
+@pytest.mark.integration
 def test_every_sample_bot_passes_every_check(logs: Path, node_bot: Path, line_bot: Path) -> None:
     for command in (
         f"{SAMPLE_PYTHON / 'heuristic_bot.py'}",
@@ -46,6 +47,7 @@ def test_every_sample_bot_passes_every_check(logs: Path, node_bot: Path, line_bo
         assert failures(results) == set(), [str(r) for r in results.values() if not r.passed]
 
 
+@pytest.mark.integration
 def test_a_card_not_in_hand_fails_the_card_checks(logs: Path) -> None:
     results = check(str(TEST_BOTS / "illegal_card_bot.py"), logs)
     assert failures(results) == {CARD, DEADLINE, TWO_GAMES, EVENTS}
@@ -56,6 +58,7 @@ def test_a_card_not_in_hand_fails_the_card_checks(logs: Path) -> None:
     assert "in neither hand" in results[TWO_GAMES].got
 
 
+@pytest.mark.integration
 def test_row_seven_fails_the_row_check_only(logs: Path) -> None:
     results = check(str(TEST_BOTS / "row7_bot.py"), logs)
     assert failures(results) == {ROW}
@@ -63,6 +66,7 @@ def test_row_seven_fails_the_row_check_only(logs: Path) -> None:
     assert "illegal row 7" in results[ROW].got
 
 
+@pytest.mark.integration
 def test_a_bot_that_never_says_hello_fails_that_and_skips_the_rest(logs: Path) -> None:
     results = check(f"{TEST_BOTS / 'silent_bot.py'} exit", logs)
     assert results[HELLO].status is Status.FAIL
@@ -71,18 +75,21 @@ def test_a_bot_that_never_says_hello_fails_that_and_skips_the_rest(logs: Path) -
     assert {r.status for name, r in results.items() if name != HELLO} == {Status.SKIP}
 
 
+@pytest.mark.integration
 def test_a_late_answer_fails_the_deadline_check(logs: Path) -> None:
     results = check(str(TEST_BOTS / "late_bot.py"), logs, deadline=0.5)  # it never answers in time
     assert DEADLINE in failures(results)
     assert results[DEADLINE].got.startswith("timeout: no answer to request")
 
 
+@pytest.mark.integration
 def test_an_answer_under_the_wrong_request_id_is_named(logs: Path) -> None:
     results = check(str(TEST_BOTS / "wrong_id_bot.py"), logs, deadline=2.0)
     assert DEADLINE in failures(results)
     assert "meanwhile it sent an answer to request 1003" in results[DEADLINE].got
 
 
+@pytest.mark.integration
 def test_a_line_bot_answering_prose_is_malformed_and_its_log_says_why(logs: Path) -> None:
     results = check(f"stdio:{TEST_BOTS / 'garbage_line_bot.py'}", logs, deadline=0.5)
     card = results[CARD]
@@ -91,6 +98,7 @@ def test_a_line_bot_answering_prose_is_malformed_and_its_log_says_why(logs: Path
     assert any("not an answer (not JSON)" in line and "'I play" in line for line in card.log)
 
 
+@pytest.mark.integration
 def test_a_line_bot_that_reads_events_as_requests_is_caught(logs: Path) -> None:
     results = check(f"stdio:{TEST_BOTS / 'eventless_line_bot.py'}", logs)
     assert {CARD, EVENTS} <= failures(results)
@@ -101,6 +109,7 @@ def test_a_line_bot_that_reads_events_as_requests_is_caught(logs: Path) -> None:
     assert results[EXIT].passed
 
 
+@pytest.mark.integration
 def test_a_line_bot_that_dies_is_a_crash_with_its_status(logs: Path) -> None:
     results = check(f"stdio:{TEST_BOTS / 'quitter_line_bot.py'}", logs)
     assert failures(results) == {ROW}
@@ -108,6 +117,7 @@ def test_a_line_bot_that_dies_is_a_crash_with_its_status(logs: Path) -> None:
     assert any("exited with status 3" in line for line in results[ROW].log)
 
 
+@pytest.mark.integration
 def test_a_line_bot_that_outlives_its_input_fails_the_exit_check(logs: Path) -> None:
     results = check(f"stdio:{TEST_BOTS / 'stubborn_line_bot.py'}", logs)
     assert failures(results) == {EXIT}
@@ -116,6 +126,7 @@ def test_a_line_bot_that_outlives_its_input_fails_the_exit_check(logs: Path) -> 
     assert any("did not exit within 3 s" in line for line in results[EXIT].log)
 
 
+@pytest.mark.integration
 def test_the_command_prints_each_check_and_exits_by_the_result(tmp_path: Path) -> None:
     runner = CliRunner()
     good = runner.invoke(

@@ -42,14 +42,17 @@ def test_the_guide_has_a_minimal_bot_in_each_way() -> None:
     assert set(FILES) == {"minimal_bot.py", "minimal.js", "minimal_line_bot.py"}
 
 
+@pytest.mark.integration
 def test_the_minimal_python_bot_passes_check_bot(tmp_path: Path, logs: Path) -> None:
     passes(str(written(tmp_path, "minimal_bot.py")), logs)
 
 
+@pytest.mark.integration
 def test_the_minimal_line_bot_passes_check_bot(tmp_path: Path, logs: Path) -> None:
     passes(f"stdio:python3 {written(tmp_path, 'minimal_line_bot.py')}", logs)
 
 
+@pytest.mark.integration
 def test_the_minimal_javascript_bot_passes_check_bot(
     tmp_path: Path, logs: Path, node_bot: Path
 ) -> None:
@@ -59,6 +62,7 @@ def test_the_minimal_javascript_bot_passes_check_bot(
     passes(f"node {written(tmp_path, 'minimal.js')}", logs)
 
 
+@pytest.mark.integration
 def test_the_hand_fed_line_bot_answers_as_shown(line_bot: Path) -> None:
     found = re.search(r"\n(echo .*\| build/line_bot)\n# (.*)\n", GUIDE)
     assert found, "the guide feeds build/line_bot a request by hand"
@@ -67,6 +71,7 @@ def test_the_hand_fed_line_bot_answers_as_shown(line_bot: Path) -> None:
     assert out.stdout.strip() == shown
 
 
+@pytest.mark.integration
 def test_an_external_bot_started_by_hand_plays_its_game(tmp_path: Path) -> None:
     """The guide's debugging recipe: `arena play --bot mine=external ...`, then the bot by hand,
     here a line-protocol bot behind the bridge."""

@@ -110,6 +110,7 @@ def test_a_program_outside_its_folder_is_refused(tmp_path: Path) -> None:
         bot_of(read_manifest(folder))
 
 
+@pytest.mark.integration
 def test_good_submissions_play_and_bad_ones_are_named(
     tmp_path: Path, no_leftover_processes: None
 ) -> None:

@@ -24,7 +24,7 @@ from arena.tournament.store import LOGS, REPLAYS, STANDINGS_JSON
 from tests.anybot.conftest import ROOT
 from tests.server.helpers import SAMPLE_BOTS, load_strategy, play_locally
 
-pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 CALM = "--deadline 5 --startup-timeout 30"
 """Generous limits: the games must not fault even on a busy machine."""

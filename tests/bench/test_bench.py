@@ -21,6 +21,7 @@ def test_the_baseline_plays_the_engines_games(players: int) -> None:
     check_same_games(players, games=5)  # raises if any of the three differs
 
 
+@pytest.mark.integration
 def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bench.run", "--quick", "--json"],

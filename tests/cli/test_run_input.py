@@ -84,6 +84,7 @@ def test_a_round_robin_too_large_offers_a_balanced_sample(tmp_path: Path) -> Non
     assert "--sample" in line
 
 
+@pytest.mark.integration
 def test_another_tournament_in_the_same_folder_is_refused(tmp_path: Path) -> None:
     args = ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--games", "2"]
     first = CliRunner().invoke(main, ["run", *args, "--quiet", "--output", str(tmp_path)])

@@ -21,6 +21,8 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.store import LOGS, REPLAYS, WORK
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).parents[2]
 HOSTILE = ROOT / "tests" / "bots" / "hostile_bot.py"
 SAMPLES = ROOT / "sample_bots" / "python"

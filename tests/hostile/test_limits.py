@@ -7,7 +7,11 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.server.process import BotProcess, Limits
+
+pytestmark = pytest.mark.integration
 
 
 def run(tmp_path: Path, code: str, limits: Limits) -> tuple[int, str]:

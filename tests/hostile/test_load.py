@@ -7,9 +7,13 @@ import json
 import resource
 from pathlib import Path
 
+import pytest
+
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
+
+pytestmark = pytest.mark.integration
 
 SAMPLES = Path(__file__).parents[2] / "sample_bots" / "python"
 KINDS = ("heuristic", "random", "lowest", "highest")

@@ -64,6 +64,7 @@ def certificate(folder: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+@pytest.mark.integration
 def test_an_external_bot_plays_over_tls(tmp_path: Path, no_leftover_processes: None) -> None:
     cert, key = certificate(tmp_path)
     public = Listener("127.0.0.1:0", tls_cert=cert, tls_key=key)
@@ -86,6 +87,7 @@ def test_an_external_bot_plays_over_tls(tmp_path: Path, no_leftover_processes: N
     assert asyncio.run(scenario()) == (0, 0)
 
 
+@pytest.mark.integration
 def test_a_bot_that_does_not_trust_the_certificate_cannot_connect(
     tmp_path: Path, no_leftover_processes: None
 ) -> None:

@@ -15,7 +15,7 @@ from arena.server.session import open_session
 from tests.montecarlo.bot import PATH
 from tests.server.helpers import program, sample
 
-pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 OPTIONS = BotOptions(deadline=5.0, first_deadline=10.0)
 """Generous deadlines, as in the other process tests: this game must not fault on a loaded

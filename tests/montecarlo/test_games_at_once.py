@@ -6,11 +6,15 @@ import time
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from arena.protocol import request_message
 from arena.rules import Decision, View
 from arena.sdk import time_left
 from tests.montecarlo.bot import montecarlo
 from tests.sdk.test_client import CARD_VIEW, ScriptedArena, serve
+
+pytestmark = pytest.mark.integration
 
 
 class Timed(montecarlo.MonteCarloBot):  # type: ignore[name-defined, misc]

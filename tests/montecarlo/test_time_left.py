@@ -9,6 +9,8 @@ import asyncio
 import math
 from dataclasses import replace
 
+import pytest
+
 from arena.protocol import request_message
 from arena.rules import Decision, View
 from arena.sdk import Bot, time_left
@@ -28,6 +30,7 @@ class Watch(Bot):
         return view.hand[0]
 
 
+@pytest.mark.integration
 def test_each_request_sees_its_own_deadline_counting_down() -> None:
     slow, fast = replace(CARD_VIEW, seat=0), replace(CARD_VIEW, seat=1)
     script = [

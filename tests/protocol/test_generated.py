@@ -24,6 +24,7 @@ def protoc(*args: str) -> None:
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True)
 
 
+@pytest.mark.integration
 def test_the_committed_generated_code_matches_the_proto_file(tmp_path: Path) -> None:
     out = str(tmp_path)
     protoc(f"--python_out={out}", f"--pyi_out={out}", f"--grpc_python_out={out}")
@@ -79,6 +80,7 @@ def undocumented(tmp_path: Path) -> list[str]:
     return [name for path, name in elements if not comments.get(path)]
 
 
+@pytest.mark.integration
 def test_every_element_of_the_proto_file_is_documented(tmp_path: Path) -> None:
     assert undocumented(tmp_path) == [], f"document these in {PROTO}"
 

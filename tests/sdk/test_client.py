@@ -131,6 +131,7 @@ class Recorder(Bot):
         self.calls.append(("fault", game_id, kind, message))
 
 
+@pytest.mark.integration
 def test_the_sdk_says_hello_answers_each_kind_of_request_and_relays_every_event() -> None:
     settings = Settings(players=3)
     script = [
@@ -188,6 +189,7 @@ def test_the_sdk_says_hello_answers_each_kind_of_request_and_relays_every_event(
     assert events[-1][2] == "illegal"  # a plain string to print or compare
 
 
+@pytest.mark.integration
 def test_answers_go_out_as_they_are_ready_not_in_the_order_asked() -> None:
     class Slow(Bot):
         """Answers game A (seat 0) only after it has answered game B (seat 1)."""
@@ -211,6 +213,7 @@ def test_answers_go_out_as_they_are_ready_not_in_the_order_asked() -> None:
     assert [answer.request_id for answer in arena.answers] == [2, 1]
 
 
+@pytest.mark.integration
 def test_a_decision_that_raises_is_reported_and_the_bot_serves_on(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -230,6 +233,7 @@ def test_a_decision_that_raises_is_reported_and_the_bot_serves_on(
     assert "request 1" in err and "RuntimeError: my bug" in err
 
 
+@pytest.mark.integration
 def test_a_notice_of_a_fault_kind_the_sdk_does_not_know_reaches_the_bot() -> None:
     """A newer arena may send a newer kind; the bot must not die of it."""
     notice = pb.FaultNotice(game_id="g", kind=99, message="a new kind of fault")  # type: ignore[arg-type]
@@ -264,6 +268,7 @@ def test_a_bot_is_sent_events_iff_it_overrides_an_event_hook() -> None:
         assert not wants_events(type("Sub", (Stateless,), {})())
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("bot_class", [Stateless, Recorder])
 def test_the_hello_says_whether_the_bot_skips_events_and_fault_notices_still_reach_it(
     bot_class: type[Stateless | Recorder],
@@ -283,6 +288,7 @@ def test_the_hello_says_whether_the_bot_skips_events_and_fault_notices_still_rea
         assert ("fault", "g", "timeout", "late") in bot.calls
 
 
+@pytest.mark.integration
 def test_a_plain_method_is_answered_at_once_and_sees_its_deadline() -> None:
     class Plain(Bot):
         def __init__(self) -> None:
@@ -363,6 +369,7 @@ def test_run_without_an_arena_exits_with_one_line_saying_what_to_set() -> None:
     assert "ARENA_ADDRESS" in message and "ARENA_TOKEN" in message
 
 
+@pytest.mark.integration
 def test_run_reads_the_environment_and_returns_when_the_arena_is_done(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -374,6 +381,7 @@ def test_run_reads_the_environment_and_returns_when_the_arena_is_done(
     assert arena.tokens == ["from-env"]
 
 
+@pytest.mark.integration
 @pytest.mark.usefixtures("no_arena_in_env")
 def test_run_takes_flags_instead_of_the_environment() -> None:
     arena = ThreadedArena()
@@ -382,6 +390,7 @@ def test_run_takes_flags_instead_of_the_environment() -> None:
     assert arena.tokens == ["from-flag"]
 
 
+@pytest.mark.integration
 @pytest.mark.usefixtures("no_arena_in_env")
 def test_run_refused_by_the_arena_exits_with_its_status_and_reason() -> None:
     refusal = (grpc.StatusCode.UNAUTHENTICATED, "unknown token: use the ARENA_TOKEN ...")

@@ -86,6 +86,7 @@ def hello(token: str, skip_events: bool) -> pb.BotMessage:
     )
 
 
+@pytest.mark.integration
 @pytest.mark.usefixtures("no_leftover_processes")
 @pytest.mark.parametrize("skip_events", [False, True])
 def test_the_arena_records_the_bot_s_choice_from_its_hello(

@@ -26,7 +26,7 @@ from tests.server.helpers import (
     started_groups,
 )
 
-pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 ONE_ROUND = Settings(players=2, max_rounds=1)
 """Two seats, one round: ten turns, enough for every fault and quick to play."""

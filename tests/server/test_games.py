@@ -28,7 +28,7 @@ from tests.server.helpers import (
     started_groups,
 )
 
-pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 CLASSES = {
     "random": "RandomBot",

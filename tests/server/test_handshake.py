@@ -18,7 +18,7 @@ from arena.server import service
 from arena.server.lobby import BotSpec
 from arena.server.session import Session, open_session
 
-pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 NAME = "by-hand"
 

@@ -13,7 +13,7 @@ from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.process import BotProcess, bot_environment
 from tests.server.helpers import assert_stopped, live_members
 
-pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 
 async def started(script: str, logs: Path, cap: int = 1 << 20) -> BotProcess:

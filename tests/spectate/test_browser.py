@@ -23,6 +23,8 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
 from tests.spectate.helpers import engine_rows
 
+pytestmark = pytest.mark.integration
+
 CHROMIUM = Path(os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium"))
 """Debian's chromium; another build can be named in ARENA_CHROMIUM."""
 

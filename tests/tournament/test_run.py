@@ -13,10 +13,14 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, REPLAYS, STANDINGS_JSON
+
+pytestmark = pytest.mark.integration
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
 ENTRIES = [f"{name}={BOTS / f'{name}_bot.py'}" for name in ("heuristic", "random", "lowest")]

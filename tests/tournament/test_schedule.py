@@ -110,6 +110,7 @@ def test_seed_derivation_is_pinned() -> None:
     assert deal_seed(7, ("cyd", "ann", "bob"), 1) == 9022372318233453486
 
 
+@pytest.mark.integration
 def test_seeds_are_the_same_in_another_process() -> None:
     code = "from arena.tournament import deal_seed; print(deal_seed(7, ('ann', 'bob', 'cyd'), 0))"
     environment = {**os.environ, "PYTHONHASHSEED": "12345"}

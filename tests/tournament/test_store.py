@@ -112,6 +112,7 @@ with ResultStore(sys.argv[1], {"crash": True}) as store:
 """
 
 
+@pytest.mark.integration
 def test_every_saved_game_survives_a_kill(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite"
     child = subprocess.Popen(
