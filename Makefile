@@ -74,10 +74,12 @@ unit: $(STAMP) bots browser
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
-# Regenerate arena/_proto from proto/ with the pinned grpcio-tools; commit the result.
+# Regenerate arena/_proto from proto/ with the pinned grpcio-tools, and the gRPC code's type stub
+# (arena_pb2_grpc.pyi) with the pinned mypy-protobuf; commit the result.
 proto: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -Iarena/_proto=proto --python_out=. --pyi_out=. \
-		--grpc_python_out=. proto/sixnimmt/v1/arena.proto
+		--grpc_python_out=. --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=. proto/sixnimmt/v1/arena.proto
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis .mypy_cache .ruff_cache build $(NODE_BOT)/node_modules

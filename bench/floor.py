@@ -48,7 +48,11 @@ def card_request() -> bytes:
 
 
 async def _rounds(
-    context: grpc.aio.ServicerContext, payload: bytes, in_flight: int, seconds: float, echo: int
+    context: grpc.aio.ServicerContext[bytes, bytes],
+    payload: bytes,
+    in_flight: int,
+    seconds: float,
+    echo: int,
 ) -> dict[str, Any]:
     """Keep `in_flight` messages on the stream for `seconds`; round trips per second, the round
     trip times when one message at a time is in flight, and the CPU time of each side (this
@@ -91,7 +95,7 @@ async def measure(in_flights: Sequence[int], seconds: float, trials: int) -> dic
     plan: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
 
     async def echo_stream(
-        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
     ) -> None:
         try:
             best: dict[int, dict[str, Any]] = {}
@@ -127,7 +131,9 @@ async def measure(in_flights: Sequence[int], seconds: float, trials: int) -> dic
 async def echo(address: str) -> None:
     """The bot's side: one stream, every message sent back as it comes, until the server ends."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(_METHOD)()
+        # No serializers: the messages are the raw bytes.
+        play: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(_METHOD)
+        call = play()
         async for message in call:
             await call.write(message)
 

@@ -167,7 +167,7 @@ class Stream:
     Welcome first) and `send` answers. Iterating raises grpc.aio.AioRpcError when the arena
     ends the stream with an error status; it simply stops when the arena closes it (OK)."""
 
-    def __init__(self, call: grpc.aio.StreamStreamCall) -> None:
+    def __init__(self, call: grpc.aio.StreamStreamCall[pb.BotMessage, pb.ArenaMessage]) -> None:
         self._call = call
         self._writing = asyncio.Lock()
         """gRPC takes one message at a time on a stream: concurrent sends take turns."""

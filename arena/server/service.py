@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -25,6 +25,10 @@ DEFAULT_MAX_MESSAGE = 64 * 1024
 """The largest message a bot may send: an answer is a few bytes, so this is generous."""
 
 
+_Context: TypeAlias = grpc.aio.ServicerContext[pb.BotMessage, pb.ArenaMessage]
+"""The server's side of one Play stream."""
+
+
 class Refused(Exception):
     """A hello the arena will not accept, with the message for the bot's author."""
 
@@ -39,14 +43,14 @@ class Admission(Protocol):
         """The connection's stream has ended."""
 
 
-class ArenaService(rpc.ArenaServicer):  # type: ignore[misc]
+class ArenaService(rpc.ArenaServicer):
     """The `Arena` service: authenticates a stream, then pumps its connection both ways."""
 
     def __init__(self, admission: Admission) -> None:
         self._admission = admission
 
     async def Play(
-        self, requests: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext
+        self, requests: AsyncIterator[pb.BotMessage], context: _Context
     ) -> AsyncIterator[pb.ArenaMessage]:
         """Handshake, then send the connection's outbox while a task reads the bot's answers."""
         hello = await _read_hello(requests, context)
@@ -72,9 +76,7 @@ class ArenaService(rpc.ArenaServicer):  # type: ignore[misc]
             self._admission.leave(connection)
 
 
-async def _read_hello(
-    requests: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext
-) -> pb.Hello:
+async def _read_hello(requests: AsyncIterator[pb.BotMessage], context: _Context) -> pb.Hello:
     """The stream's first message, which must be a hello in a protocol version we speak."""
     try:
         first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT)

@@ -15,19 +15,29 @@ from arena.protocol import SERVICE_NAME, pb, rpc
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = "proto/sixnimmt/v1/arena.proto"
 GENERATED = Path("arena/_proto/sixnimmt/v1")
-FILES = ("arena_pb2.py", "arena_pb2.pyi", "arena_pb2_grpc.py")
+FILES = ("arena_pb2.py", "arena_pb2.pyi", "arena_pb2_grpc.py", "arena_pb2_grpc.pyi")
+MYPY_GRPC = Path(sys.executable).parent / "protoc-gen-mypy_grpc"
+"""mypy-protobuf's plugin, which writes the stub for the gRPC code (grpcio-tools writes none)."""
 
 
 def protoc(*args: str) -> None:
-    """Run the pinned grpcio-tools protoc from the repository root, as `make proto` does."""
-    command = [sys.executable, "-m", "grpc_tools.protoc", "-Iarena/_proto=proto", *args, PROTO]
+    """Run the pinned grpcio-tools protoc from the repository root, as `make proto` does (with
+    mypy-protobuf's plugin at hand)."""
+    plugin = f"--plugin=protoc-gen-mypy_grpc={MYPY_GRPC}"
+    command = [sys.executable, "-m", "grpc_tools.protoc", "-Iarena/_proto=proto", plugin, *args]
+    command.append(PROTO)
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True)
 
 
 @pytest.mark.integration
 def test_the_committed_generated_code_matches_the_proto_file(tmp_path: Path) -> None:
     out = str(tmp_path)
-    protoc(f"--python_out={out}", f"--pyi_out={out}", f"--grpc_python_out={out}")
+    protoc(
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        f"--mypy_grpc_out={out}",
+    )
     generated = sorted(p.name for p in (tmp_path / GENERATED).iterdir())
     assert generated == sorted(FILES)
     committed = {p.name for p in (ROOT / GENERATED).iterdir() if p.suffix in (".py", ".pyi")}
@@ -39,7 +49,8 @@ def test_the_committed_generated_code_matches_the_proto_file(tmp_path: Path) -> 
     ]
     assert not stale, (
         f"{', '.join(stale)} in {GENERATED} differ from what {PROTO} generates with "
-        f"grpcio-tools {version('grpcio-tools')}: run `make proto` and commit the result"
+        f"grpcio-tools {version('grpcio-tools')} and mypy-protobuf {version('mypy-protobuf')}: "
+        "run `make proto` and commit the result"
     )
 
 
