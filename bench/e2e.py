@@ -25,12 +25,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from arena.rules import View
+from arena.rules import Decision, View
 from arena.server.lobby import BotSpec
 from arena.server.remote import RemotePlayer
 from arena.tournament.config import TournamentConfig
@@ -42,7 +42,7 @@ SAMPLE_BOTS = ROOT / "sample_bots" / "python"
 BOTS = ("random", "lowest")
 """The sample bots entered, twice each, to fill a 4-player table."""
 
-_Choose = Callable[[RemotePlayer, View], Awaitable[int]]
+_Decide = Callable[[RemotePlayer, Decision, View], Coroutine[Any, Any, int]]
 
 
 def entries() -> tuple[BotSpec, ...]:
@@ -59,32 +59,24 @@ def timed_decisions(log: list[tuple[float, float, str]]) -> Iterator[None]:
     """Append (finished at, seconds taken, "card" or "row") to `log` for every remote decision
     made while inside.
 
-    The benchmark wraps `RemotePlayer`'s two decision methods in its own process only: the
-    arena has no timing hook of its own, and needs none for anything but this measurement.
+    The benchmark wraps `RemotePlayer.decide` in its own process only: the arena has no timing
+    hook of its own, and needs none for anything but this measurement.
     """
-    originals: dict[str, _Choose] = {
-        name: getattr(RemotePlayer, name) for name in ("choose_card", "choose_row")
-    }
+    original: _Decide = RemotePlayer.decide
+    clock = time.perf_counter
 
-    def timed(choose: _Choose, kind: str) -> _Choose:
-        clock = time.perf_counter
+    async def timed(self: RemotePlayer, decision: Decision, view: View) -> int:
+        start = clock()
+        answer = await original(self, decision, view)
+        end = clock()
+        log.append((end, end - start, str(decision)))
+        return answer
 
-        async def wrapper(self: RemotePlayer, view: View) -> int:
-            start = clock()
-            answer = await choose(self, view)
-            end = clock()
-            log.append((end, end - start, kind))
-            return answer
-
-        return wrapper
-
-    for name, choose in originals.items():
-        setattr(RemotePlayer, name, timed(choose, name.removeprefix("choose_")))
+    setattr(RemotePlayer, "decide", timed)  # noqa: B010 (mypy forbids assigning a method)
     try:
         yield
     finally:
-        for name, choose in originals.items():
-            setattr(RemotePlayer, name, choose)
+        setattr(RemotePlayer, "decide", original)  # noqa: B010
 
 
 def quantile(values: Sequence[float], fraction: float) -> float:

@@ -1,22 +1,27 @@
-"""Who decides: the `Player` interface the driver asks, the built-in strategies, and the driver."""
+"""Who decides: the `Player` interface the driver asks, the built-in strategies, the referee that
+decides what a fault costs, and the drivers."""
 
 from arena.players.base import Fault, FaultKind, Player, PlayerFault
 from arena.players.driver import GameResult, play_game, play_local
+from arena.players.referee import Referee, Seat
 from arena.players.strategies import (
     BUILTIN,
     FALLBACK,
+    Chooser,
     Highest,
     LocalPlayer,
     Lowest,
     Random,
     Strategy,
     cheapest_row,
+    choose,
     fallback,
 )
 
 __all__ = [
     "BUILTIN",
     "FALLBACK",
+    "Chooser",
     "Fault",
     "FaultKind",
     "GameResult",
@@ -26,8 +31,11 @@ __all__ = [
     "Player",
     "PlayerFault",
     "Random",
+    "Referee",
+    "Seat",
     "Strategy",
     "cheapest_row",
+    "choose",
     "fallback",
     "play_game",
     "play_local",

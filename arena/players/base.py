@@ -1,7 +1,8 @@
 """The one interface the engine's driver talks to, and the faults a player can commit.
 
-A player is anything that answers the three decisions: an in-process strategy or a remote bot.
-Both look alike to the driver because the interface is async.
+A player is anything that answers a decision: an in-process strategy or a remote bot. Both look
+alike to the driver because the interface is async. A player only answers or raises a fault; what
+a fault costs is the referee's (`referee`).
 """
 
 from __future__ import annotations
@@ -61,16 +62,15 @@ class Player(ABC):
     """One seat's decision maker. The events are optional notifications and must not block."""
 
     @abstractmethod
-    async def choose_card(self, view: View) -> int:
-        """The card to play this turn."""
+    async def decide(self, decision: Decision, view: View) -> int:
+        """The answer to `decision` (a card, a row 0 to 3, or a draft card) for the seat `view`
+        shows; raises PlayerFault when it has none to give."""
 
-    @abstractmethod
-    async def choose_row(self, view: View) -> int:
-        """The row to take, 0 to 3, when this seat's card is lower than every row end."""
-
-    @abstractmethod
-    async def choose_draft(self, view: View) -> int:
-        """The face-up card to take into the hand (professional draft)."""
+    def absence(self) -> PlayerFault | None:
+        """Why the player cannot be asked at all (it crashed, or never connected); None when it
+        can. Asked before every decision, even of a disqualified bot, so that a game it misses
+        records why."""
+        return None
 
     def game_started(self, seat: int, settings: Settings) -> None:
         """The game begins; this player sits at `seat`."""
@@ -85,4 +85,4 @@ class Player(ABC):
         """The game ended."""
 
     def faulted(self, fault: Fault) -> None:
-        """This player committed `fault`; the fallback decided instead."""
+        """This player committed `fault` (or, of kind DISQUALIFIED, is out for its faults)."""

@@ -1,9 +1,10 @@
-"""The drivers: run one game by asking its players, and turn every bad answer into a fault.
+"""The drivers: run one game by asking its seats, and give the engine only legal answers.
 
-The engine validates too and would raise; the driver checks first with the engine's own checks,
-so that a faulting player costs a recorded fault and the fallback's decision, never the game.
+The engine validates too and would raise; each seat's referee checks first with the engine's own
+checks, so that a faulting player costs a recorded fault and the fallback's decision, never the
+game (`referee`).
 
-Two drivers share one `_Table`, which holds everything but the asking: `play_game` asks any
+Two drivers share one `_Game`, which holds everything but the asking: `play_game` asks any
 `Player` (async, so remote bots are asked at once), `play_local` asks in-process strategies
 directly, without an event loop, for when nothing needs awaiting (simulations, benchmarks).
 """
@@ -12,21 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.players.base import Fault, FaultKind, Player, PlayerFault
-from arena.players.strategies import Strategy, fallback
-from arena.rules import (
-    Decision,
-    Game,
-    GameRecord,
-    IllegalDecisionError,
-    Phase,
-    Settings,
-    View,
-    check_answer,
-)
+from arena.players.base import Fault, Player, PlayerFault
+from arena.players.referee import Referee, Seat
+from arena.players.strategies import Strategy
+from arena.rules import Decision, Game, GameRecord, Phase, Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,36 +32,30 @@ class GameResult:
     """Every fault, in the order they happened."""
 
 
-_ASK: dict[Decision, Callable[[Player, View], Awaitable[int]]] = {
-    Decision.CARD: lambda player, view: player.choose_card(view),
-    Decision.ROW: lambda player, view: player.choose_row(view),
-    Decision.DRAFT: lambda player, view: player.choose_draft(view),
-}
-
-
 async def play_game(
-    settings: Settings, players: Sequence[Player], rng: random.Random, rotation: int = 0
+    settings: Settings,
+    players: Sequence[Player],
+    rng: random.Random,
+    rotation: int = 0,
+    referees: Sequence[Referee] | None = None,
 ) -> GameResult:
-    """Play one game to its end; `rng` deals, and nothing a player does can stop the game."""
-    table = _Table(settings, len(players), rng, rotation, players)
-    while (decision := table.decision()) is not None:
-        seats = table.game.deciders
-        if len(seats) == 1:
-            answers = [await _ask(table, players, decision, seats[0])]
+    """Play one game to its end; `rng` deals, and nothing a player does can stop the game.
+
+    `referees` (by seat) carry each bot's faults across games; by default every seat has its own,
+    which never disqualifies.
+    """
+    game = _Game(settings, len(players), rng, rotation, players)
+    seats = game.seats(players, referees)
+    while (decision := game.decision()) is not None:
+        deciders = game.engine.deciders
+        if len(deciders) == 1:
+            seat = deciders[0]
+            answers = [await seats[seat].decide(decision, game.engine.view(seat))]
         else:  # every seat at once: a remote bot's thinking overlaps the others'
-            asks = [_ask(table, players, decision, seat) for seat in seats]
+            asks = [seats[seat].decide(decision, game.engine.view(seat)) for seat in deciders]
             answers = await asyncio.gather(*asks)
-        table.apply(decision, answers)
-    return table.result()
-
-
-async def _ask(table: _Table, players: Sequence[Player], decision: Decision, seat: int) -> int:
-    view = table.game.view(seat)
-    try:
-        answer = await _ASK[decision](players[seat], view)
-    except PlayerFault as error:
-        return table.fault(decision, view, error.kind, error.message)
-    return table.check(decision, view, answer)
+        game.apply(decision, answers)
+    return game.result()
 
 
 def play_local(
@@ -79,30 +66,25 @@ def play_local(
     Equal results, several times faster: no event loop, no task per decision, and no events
     (a strategy has no hooks for them).
     """
-    table = _Table(settings, len(strategies), rng, rotation)
-    game = table.game
-    methods = {  # bound once, not looked up for every decision
-        Decision.CARD: [strategy.choose_card for strategy in strategies],
-        Decision.ROW: [strategy.choose_row for strategy in strategies],
-        Decision.DRAFT: [strategy.choose_draft for strategy in strategies],
-    }
-    while (decision := table.decision()) is not None:
-        choose = methods[decision]
+    game = _Game(settings, len(strategies), rng, rotation)
+    engine = game.engine
+    seats = game.seats([None] * len(strategies))
+    deciding = [strategy.decide for strategy in strategies]  # bound once, not every decision
+    while (decision := game.decision()) is not None:
         answers = []
-        for seat in game.deciders:
-            view = game.view(seat)
+        for seat in engine.deciders:
+            view = engine.view(seat)
             try:
-                answer = choose[seat](view)
-            except PlayerFault as error:
-                answers.append(table.fault(decision, view, error.kind, error.message))
-            else:
-                answers.append(table.check(decision, view, answer))
-        table.apply(decision, answers)
-    return table.result()
+                answer: object = deciding[seat](decision, view)
+            except PlayerFault as fault:
+                answer = fault
+            answers.append(seats[seat].settle(decision, view, answer))
+        game.apply(decision, answers)
+    return game.result()
 
 
-class _Table:
-    """One game being driven: the engine, the players' events and faults, everything but the
+class _Game:
+    """One game being driven: the engine, its faults and the players' events; everything but the
     asking itself, which is all that differs between `play_game` and `play_local`."""
 
     def __init__(
@@ -113,38 +95,33 @@ class _Table:
         rotation: int,
         players: Sequence[Player] = (),
     ) -> None:
-        """A new game for `seats` players; `players` (by seat) hear its events and faults."""
+        """A new game for `seats` players; `players` (by seat) hear its events."""
         if seats != settings.players:
             raise ValueError(f"{settings.players} seats but {seats} players")
-        self.game = Game(settings, rng, rotation)
+        self.engine = Game(settings, rng, rotation)
         self.players = players
         self.faults: list[Fault] = []
         for seat, player in enumerate(players):
             player.game_started(seat, settings)
 
+    def seats(
+        self, players: Sequence[Player | None], referees: Sequence[Referee] | None = None
+    ) -> list[Seat]:
+        """The seats of this game, each asking its player under its referee."""
+        judges = referees if referees is not None else [Referee() for _ in players]
+        return [
+            Seat(player, referee, self.faults)
+            for player, referee in zip(players, judges, strict=True)
+        ]
+
     def decision(self) -> Decision | None:
-        """What the game waits for (from `game.deciders`); None once it is over."""
-        decision: Decision | None = self.game.phase.value  # each phase's value is its decision
+        """What the game waits for (from `engine.deciders`); None once it is over."""
+        decision: Decision | None = self.engine.phase.value  # each phase's value is its decision
         return decision
 
-    def check(self, decision: Decision, view: View, answer: object) -> int:
-        """The answer, if the rules allow it; else an ILLEGAL fault and the fallback's answer."""
-        try:
-            return check_answer(decision, view, answer)
-        except IllegalDecisionError as error:
-            return self.fault(decision, view, FaultKind.ILLEGAL, str(error))
-
-    def fault(self, decision: Decision, view: View, kind: FaultKind, message: str) -> int:
-        """Record a fault of the seat `view` was shown, tell its player; the fallback's answer."""
-        fault = Fault(view.seat, kind, decision, view.round, view.turn, message)
-        self.faults.append(fault)
-        if self.players:
-            self.players[view.seat].faulted(fault)
-        return fallback(decision, view)
-
     def apply(self, decision: Decision, answers: Sequence[int]) -> None:
-        """Give the game the deciders' answers, and tell every player what became public."""
-        game = self.game
+        """Give the engine the deciders' answers, and tell every player what became public."""
+        game = self.engine
         round_ = game.round
         round_index, turn_index = round_.index, round_.turn
         if decision is Decision.DRAFT:
@@ -161,7 +138,7 @@ class _Table:
 
     def result(self) -> GameResult:
         """The finished game, once every player heard that it ended."""
-        record = self.game.record()
+        record = self.engine.record()
         for player in self.players:
             player.game_ended(record.totals, record.winners)
         return GameResult(record, tuple(self.faults))

@@ -1,16 +1,46 @@
 """Decision makers that run in the arena's own process: the fallback and the built-in strategies.
 
 A `Strategy` is plain synchronous Python over a `View`; `LocalPlayer` makes one a `Player`.
-Bot authors write the same kind of object with the SDK.
+Bot authors write the same kind of object with the SDK. Both answer a decision through `choose`,
+the players' one switch over the kinds of decision.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from arena.players.base import Player
 from arena.rules import BULLHEADS, Decision, Rows, View
+
+Answer_co = TypeVar("Answer_co", covariant=True)
+
+
+class Chooser(Protocol[Answer_co]):
+    """Anything with a method per decision: a `Strategy` (answers at once) or an SDK bot (whose
+    answers may be awaitable)."""
+
+    def choose_card(self, view: View) -> Answer_co:
+        """The card to play this turn."""
+        ...
+
+    def choose_row(self, view: View) -> Answer_co:
+        """The row to take when this seat's card is too low."""
+        ...
+
+    def choose_draft(self, view: View) -> Answer_co:
+        """The face-up card to draft."""
+        ...
+
+
+def choose(chooser: Chooser[Answer_co], decision: Decision, view: View) -> Answer_co:
+    """Ask `chooser` the method that answers `decision`."""
+    if decision is Decision.CARD:
+        return chooser.choose_card(view)
+    if decision is Decision.ROW:
+        return chooser.choose_row(view)
+    return chooser.choose_draft(view)
 
 
 def cheapest_row(rows: Rows) -> int:
@@ -33,6 +63,10 @@ class Strategy:
     def choose_draft(self, view: View) -> int:
         """The face-up card to draft: by default the lowest."""
         return view.table[0]
+
+    def decide(self, decision: Decision, view: View) -> int:
+        """The answer to any decision."""
+        return choose(self, decision, view)
 
 
 class Lowest(Strategy):
@@ -69,13 +103,8 @@ FALLBACK = Lowest()
 """What decides for a bot that faulted: lowest card, cheapest row, lowest draft card."""
 
 
-def fallback(decision: Decision, view: View) -> int:
-    """The fallback's answer to any decision."""
-    if decision is Decision.CARD:
-        return FALLBACK.choose_card(view)
-    if decision is Decision.ROW:
-        return FALLBACK.choose_row(view)
-    return FALLBACK.choose_draft(view)
+fallback = FALLBACK.decide
+"""The fallback's answer to any decision."""
 
 
 BUILTIN: dict[str, Callable[[str], Strategy]] = {
@@ -92,11 +121,5 @@ class LocalPlayer(Player):
     def __init__(self, strategy: Strategy) -> None:
         self.strategy = strategy
 
-    async def choose_card(self, view: View) -> int:
-        return self.strategy.choose_card(view)
-
-    async def choose_row(self, view: View) -> int:
-        return self.strategy.choose_row(view)
-
-    async def choose_draft(self, view: View) -> int:
-        return self.strategy.choose_draft(view)
+    async def decide(self, decision: Decision, view: View) -> int:
+        return self.strategy.decide(decision, view)

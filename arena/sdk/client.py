@@ -26,7 +26,7 @@ from typing import Any
 
 import grpc
 
-from arena.players import cheapest_row
+from arena.players import cheapest_row, choose
 from arena.protocol import (
     ADDRESS_VARIABLE,
     PROTOCOL_VERSION,
@@ -63,6 +63,10 @@ class Bot:
         """The face-up card to draft, from `view.table`: by default the lowest."""
         return view.table[0]
 
+    def decide(self, decision: Decision, view: View) -> int | Awaitable[int]:
+        """The answer to any decision: the `choose_` method for it."""
+        return choose(self, decision, view)
+
     def on_game_start(
         self, game_id: str, seat: int, settings: Settings, players: list[str]
     ) -> None:
@@ -97,13 +101,6 @@ def time_left() -> float:
     against the bot, so keep a margin. `math.inf` outside a request (e.g. a bot called in a test).
     """
     return _DEADLINE.get() - time.monotonic()
-
-
-_CHOOSE = {
-    Decision.CARD: "choose_card",
-    Decision.ROW: "choose_row",
-    Decision.DRAFT: "choose_draft",
-}
 
 
 EVENT_HOOKS = ("on_game_start", "on_turn", "on_round_end", "on_game_end")
@@ -262,7 +259,7 @@ async def play(
             token = _DEADLINE.set(_deadline(request))
             try:
                 decision = convert.decision_from_proto(request.decision)
-                choice = getattr(bot, _CHOOSE[decision])(convert.view_from_proto(request.view))
+                choice = bot.decide(decision, convert.view_from_proto(request.view))
                 if inspect.isawaitable(choice):
                     task = asyncio.create_task(reply(request, decision, choice))
                     tasks.add(task)

@@ -100,18 +100,9 @@ class _Witness(Player):
     def __init__(self, asked: list[tuple[Decision, View]]) -> None:
         self._asked = asked
 
-    def _decide(self, decision: Decision, view: View) -> int:
+    async def decide(self, decision: Decision, view: View) -> int:
         self._asked.append((decision, view))
         return fallback(decision, view)
-
-    async def choose_card(self, view: View) -> int:
-        return self._decide(Decision.CARD, view)
-
-    async def choose_row(self, view: View) -> int:
-        return self._decide(Decision.ROW, view)
-
-    async def choose_draft(self, view: View) -> int:
-        return self._decide(Decision.DRAFT, view)
 
 
 @dataclass

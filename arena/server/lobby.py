@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.players import Referee
 from arena.protocol import pb
 from arena.server.connection import Connection
 from arena.server.process import BotProcess, Limits, bot_environment
@@ -79,9 +80,9 @@ class Bot:
 
     spec: BotSpec
     log_path: Path
+    referee: Referee
+    """Its faults across the tournament, and whether it is still asked."""
     instances: list[Instance] = field(default_factory=list)
-    faults: int = 0
-    disqualified: bool = False
     failed_starts: int = 0
     problem: str = ""
     """Why the bot is not connected, when it is not: the last thing noted in its log."""
@@ -95,6 +96,11 @@ class Bot:
         """The bot cannot play: say why in its log, and in the fault of each game it misses."""
         self.problem = message
         self.note(message)
+
+    def disqualify(self, why: str) -> None:
+        """Put the bot out of the tournament for `why`, and say so in its log."""
+        if self.referee.disqualify(why):
+            self.note(why)
 
     def note(self, message: str) -> None:
         """Write what the arena did about the bot into its log, for its author to read."""
@@ -116,11 +122,15 @@ class Lobby:
         self.address = ""
         self._log_dir = log_dir
         self._workdir = workdir or log_dir
-        self.bots = {spec.name: Bot(spec, log_dir / f"{spec.name}.log") for spec in specs}
+        self.bots = {spec.name: self._enter(spec, log_dir) for spec in specs}
         self._tokens: list[tuple[str, Bot, Instance]] = []
         self.processes: list[BotProcess] = []
         """Every bot process the lobby started, running or not, in the order started."""
         self._watchers: set[asyncio.Task[None]] = set()
+
+    def _enter(self, spec: BotSpec, log_dir: Path) -> Bot:
+        referee = Referee(spec.name, self.options.max_faults)
+        return Bot(spec, log_dir / f"{spec.name}.log", referee)
 
     # -- the server's side ------------------------------------------------------------------
 
@@ -171,7 +181,7 @@ class Lobby:
         time; the caller seats the fallback and records why.
         """
         bot = self.bots[name]
-        if bot.disqualified:
+        if bot.referee.disqualified:
             return None
         external = bot.spec.argv is None
         for instance in bot.instances:
@@ -186,19 +196,18 @@ class Lobby:
         if external:
             return None
         await self._retire_dead(bot)
-        if bot.disqualified:  # it crashed, and restarts are off
+        if bot.referee.disqualified:  # it crashed, and restarts are off
             return None
         launched = await self._launch(bot)
         if launched is not None:
             launched.busy = True
         return launched
 
-    async def release(self, instance: Instance) -> None:
+    async def release(self, bot: Bot, instance: Instance) -> None:
         """The game is over: the instance may serve another, unless its bot was disqualified,
         whose processes are stopped at once so they cost the other bots no CPU or memory."""
         instance.busy = False
-        owner = [bot for bot in self.bots.values() if instance in bot.instances]
-        if owner and owner[0].disqualified and instance.process is not None:
+        if bot.referee.disqualified and instance.process is not None:
             if instance.connection is not None:
                 instance.connection.close("the bot is disqualified")
             await instance.process.stop(patience=EXIT_GRACE)
@@ -265,9 +274,8 @@ class Lobby:
     def _failed_start(self, bot: Bot) -> None:
         """Two failed starts in a row disqualify a bot, so it cannot stall every game."""
         bot.failed_starts += 1
-        if bot.failed_starts >= 2 and not bot.disqualified:
-            bot.disqualified = True
-            bot.note("is disqualified: it failed to start twice in a row")
+        if bot.failed_starts >= 2:
+            bot.disqualify("is disqualified: it failed to start twice in a row")
 
     async def _retire_dead(self, bot: Bot) -> None:
         """Stop what is left of instances whose stream ended, before launching a new one."""
@@ -278,8 +286,7 @@ class Lobby:
             if instance.process is not None:
                 await instance.process.stop()
             if not self.options.restart:
-                bot.note("crashed and is not restarted: the fallback plays for it")
-                bot.disqualified = True
+                bot.disqualify("crashed and is not restarted: the fallback plays for it")
 
     def _forget(self, bot: Bot, instance: Instance) -> None:
         """Drop a dead instance, and its token with it: nobody may connect with that again.

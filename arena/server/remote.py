@@ -1,143 +1,108 @@
-"""The remote player: engine questions become stream requests, and a bot's failures faults."""
+"""The remote player: an engine question becomes a stream request, and its answer or failure
+comes back as an answer or a `PlayerFault`. What a fault costs is the referee's, not this
+module's (`arena.players.referee`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
-from arena.players import Fault, FaultKind, Player, PlayerFault, fallback
+from arena.players import Fault, FaultKind, Player, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
 from arena.server.connection import Connection
 from arena.server.lobby import Bot, BotOptions, Instance
 
 
+class RemoteGame:
+    """One game as the wire sees it, shared by its remote seats: its id, the players' names, and
+    each turn's event, built once for every seat that is told of it."""
+
+    def __init__(self, game_id: str, names: Sequence[str], options: BotOptions) -> None:
+        self.game_id = game_id
+        self.names = tuple(names)
+        self.options = options
+        self._turn: tuple[TurnRecord, pb.ArenaMessage] | None = None
+
+    def turn_message(self, round: int, turn: int, record: TurnRecord) -> pb.ArenaMessage:
+        """The event telling of one turn; the driver tells every seat the same turn in a row, so
+        the message built for the first serves the others (gRPC only reads what it sends)."""
+        if self._turn is None or self._turn[0] is not record:
+            self._turn = (record, convert.turn_message(self.game_id, round, turn, record))
+        return self._turn[1]
+
+
 class RemotePlayer(Player):
-    """One bot at one seat of one game.
+    """One bot at one seat of one game, asked over its instance's stream."""
 
-    A bot that is gone (crashed, never connected) costs one fault in the game, then the fallback
-    plays for it quietly; a disqualified bot is never asked again.
-    """
-
-    def __init__(
-        self,
-        bot: Bot,
-        instance: Instance | None,
-        game_id: str,
-        names: Sequence[str],
-        options: BotOptions,
-    ) -> None:
+    def __init__(self, bot: Bot, instance: Instance | None, game: RemoteGame) -> None:
         self.bot = bot
         self._instance = instance
-        self._game_id = game_id
-        self._names = tuple(names)
-        self._options = options
+        self._game = game
         self._asked = False
-        self._gone = False
         self._request_id = 0
         """The request the latest decision was asked in; 0 when none was sent."""
 
-    async def choose_card(self, view: View) -> int:
-        return await self._ask(Decision.CARD, view)
+    def _connection(self) -> Connection | None:
+        return self._instance.connection if self._instance is not None else None
 
-    async def choose_row(self, view: View) -> int:
-        return await self._ask(Decision.ROW, view)
+    def absence(self) -> PlayerFault | None:
+        connection = self._connection()
+        if connection is None:  # it could not start; or, with no problem noted, it is out
+            if not self.bot.problem:
+                return None
+            return PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} {self.bot.problem}")
+        if connection.closed.is_set():
+            return PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
+        return None
 
-    async def choose_draft(self, view: View) -> int:
-        return await self._ask(Decision.DRAFT, view)
-
-    async def _ask(self, decision: Decision, view: View) -> int:
+    async def decide(self, decision: Decision, view: View) -> int:
         self._request_id = 0
-        if self._gone:
-            return fallback(decision, view)
-        connection = self._instance.connection if self._instance is not None else None
-        if connection is None or connection.closed.is_set():
-            self._gone = True
-            if connection is not None:
-                raise PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
-            if self.bot.problem:  # each game it misses says why, once
-                raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} {self.bot.problem}")
-            return fallback(decision, view)  # disqualified for its faults before the game
-        if self.bot.disqualified:  # out for its faults: never asked again
-            return fallback(decision, view)
-        deadline = self._options.deadline if self._asked else self._options.first_deadline
+        connection = self._connection()
+        if connection is None:
+            raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} is not connected")
+        options = self._game.options
+        deadline = options.deadline if self._asked else options.first_deadline
         self._asked = True
-        try:
-            self._request_id = connection.request(self._game_id, decision, view, deadline)
-            return await connection.answer(self._request_id)
-        except PlayerFault as fault:
-            if fault.kind is FaultKind.CRASHED:
-                self._gone = True
-            raise
-
-    def _send(self, message: pb.ArenaMessage) -> None:
-        if self._instance is not None and self._instance.connection is not None:
-            self._instance.connection.send(message)
+        self._request_id = connection.request(self._game.game_id, decision, view, deadline)
+        return await connection.answer(self._request_id)
 
     def _listener(self) -> Connection | None:
         """The connection to tell the game's events, if the bot is connected and wants them.
 
         Asked before an event is built, so that nothing is built for a bot that said it keeps no
-        state (Hello.skip_events). Fault notices go to every bot, through `_send`.
+        state (Hello.skip_events). Fault notices go to every connected bot.
         """
-        instance = self._instance
-        if instance is None:
-            return None
-        connection = instance.connection
+        connection = self._connection()
         if connection is None or connection.skip_events:
             return None
         return connection
 
     def game_started(self, seat: int, settings: Settings) -> None:
         if (connection := self._listener()) is not None:
-            event = convert.game_started_to_proto(self._game_id, seat, settings, self._names)
+            game = self._game
+            event = convert.game_started_to_proto(game.game_id, seat, settings, game.names)
             connection.send(pb.ArenaMessage(game_started=event))
 
     def turn_revealed(self, round: int, turn: int, record: TurnRecord) -> None:
         if (connection := self._listener()) is not None:
-            connection.send(_turn_message(self._game_id, round, turn, record))
+            connection.send(self._game.turn_message(round, turn, record))
 
     def round_ended(self, round: int, record: RoundRecord, totals: tuple[int, ...]) -> None:
         if (connection := self._listener()) is not None:
-            event = convert.round_ended_to_proto(self._game_id, round, record, totals)
+            event = convert.round_ended_to_proto(self._game.game_id, round, record, totals)
             connection.send(pb.ArenaMessage(round_ended=event))
 
     def game_ended(self, totals: tuple[int, ...], winners: tuple[int, ...]) -> None:
         if (connection := self._listener()) is not None:
-            event = convert.game_ended_to_proto(self._game_id, totals, winners)
+            event = convert.game_ended_to_proto(self._game.game_id, totals, winners)
             connection.send(pb.ArenaMessage(game_ended=event))
 
     def faulted(self, fault: Fault) -> None:
-        """Count the fault toward disqualification and tell the bot, so its author sees why."""
-        self.bot.faults += 1
-        self._tell(self._request_id, fault)
-        limit = self._options.max_faults
-        if limit and self.bot.faults >= limit and not self.bot.disqualified:
-            self.bot.disqualified = True
-            why = f"is disqualified after {self.bot.faults} faults: the fallback plays for it"
-            self.bot.note(why)
-            self._tell(
-                0, replace(fault, kind=FaultKind.DISQUALIFIED, message=f"{self.bot.name} {why}")
-            )
-
-    def _tell(self, request_id: int, fault: Fault) -> None:
-        notice = convert.fault_to_proto(self._game_id, request_id, fault)
-        self._send(pb.ArenaMessage(fault=notice))
-
-
-_last_turn: tuple[TurnRecord, str, pb.ArenaMessage] | None = None
-"""The TurnRevealed message last built, with the turn and game it tells of."""
-
-
-def _turn_message(game_id: str, round: int, turn: int, record: TurnRecord) -> pb.ArenaMessage:
-    """The event telling of one turn, built once for all the seats of its game.
-
-    The driver tells every seat of a game the same turn one after the other, so the message
-    built for the first seat serves the others (gRPC only reads a message it sends).
-    """
-    global _last_turn
-    if _last_turn is not None and _last_turn[0] is record and _last_turn[1] == game_id:
-        return _last_turn[2]
-    message = convert.turn_message(game_id, round, turn, record)
-    _last_turn = (record, game_id, message)
-    return message
+        """Tell the bot, so its author sees why; a disqualification goes into its log too."""
+        disqualified = fault.kind is FaultKind.DISQUALIFIED
+        if disqualified:
+            self.bot.note(self.bot.referee.disqualified)
+        request_id = 0 if disqualified else self._request_id
+        if (connection := self._connection()) is not None:
+            notice = convert.fault_to_proto(self._game.game_id, request_id, fault)
+            connection.send(pb.ArenaMessage(fault=notice))

@@ -12,7 +12,7 @@ from arena.players import GameResult, play_game
 from arena.rules import Settings
 from arena.server.listen import Listener
 from arena.server.lobby import BotOptions, BotSpec, Lobby
-from arena.server.remote import RemotePlayer
+from arena.server.remote import RemoteGame, RemotePlayer
 from arena.server.service import DEFAULT_MAX_MESSAGE, create_server
 
 
@@ -30,17 +30,20 @@ class Session:
         self, game_id: str, settings: Settings, seats: Sequence[str], seed: int, rotation: int = 0
     ) -> GameResult:
         """Play one game with the named bots in seat order; the deal comes from `seed`."""
+        bots = [self.lobby.bots[name] for name in seats]
         instances = await asyncio.gather(*(self.lobby.acquire(name) for name in seats))
         try:
+            game = RemoteGame(game_id, seats, self.lobby.options)
             players = [
-                RemotePlayer(self.lobby.bots[name], instance, game_id, seats, self.lobby.options)
-                for name, instance in zip(seats, instances, strict=True)
+                RemotePlayer(bot, instance, game)
+                for bot, instance in zip(bots, instances, strict=True)
             ]
-            return await play_game(settings, players, random.Random(seed), rotation)
+            referees = [bot.referee for bot in bots]
+            return await play_game(settings, players, random.Random(seed), rotation, referees)
         finally:
-            for instance in instances:
+            for bot, instance in zip(bots, instances, strict=True):
                 if instance is not None:
-                    await self.lobby.release(instance)
+                    await self.lobby.release(bot, instance)
 
 
 @asynccontextmanager

@@ -39,7 +39,7 @@ class LocalExecutor:
             spec.game_id, spec.settings, spec.seats, spec.seed, spec.rotation
         )
         bots = self._session.lobby.bots
-        disqualified = tuple(name for name in spec.seats if bots[name].disqualified)
+        disqualified = tuple(name for name in spec.seats if bots[name].referee.disqualified)
         return GameOutcome(spec, result.record, result.faults, disqualified)
 
     async def run(self, jobs: Sequence[GameSpec]) -> AsyncIterator[GameOutcome]:

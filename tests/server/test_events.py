@@ -10,12 +10,12 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.players import Fault, FaultKind
+from arena.players import Fault, FaultKind, Referee
 from arena.protocol import PROTOCOL_VERSION, convert, pb, rpc
 from arena.rules import Decision, Settings
 from arena.server.connection import Connection
 from arena.server.lobby import Bot, BotOptions, BotSpec, Instance
-from arena.server.remote import RemotePlayer
+from arena.server.remote import RemoteGame, RemotePlayer
 from arena.server.session import open_session
 from tests.protocol.games import play as play_locally
 
@@ -25,9 +25,9 @@ ROUND = GAME.record.rounds[0]
 
 
 def player(tmp_path: Path, connection: Connection) -> RemotePlayer:
-    bot = Bot(BotSpec("b", None), tmp_path / "b.log")
+    bot = Bot(BotSpec("b", None), tmp_path / "b.log", Referee("b"))
     instance = Instance(token="t", connection=connection)
-    return RemotePlayer(bot, instance, "g1", ("a", "b"), BotOptions(max_faults=0))
+    return RemotePlayer(bot, instance, RemoteGame("g1", ("a", "b"), BotOptions(max_faults=0)))
 
 
 def tell_a_game(seat: RemotePlayer) -> None:

@@ -126,7 +126,7 @@ def test_a_bot_that_exits_mid_game_is_a_crash_then_the_fallback_plays_silently(
     assert after.record == expected(Highest(), 8)
     assert len(played.groups) == 3  # the crashed copy, its restart, and the opponent
     assert "exiting in game crash-1" in played.log("crash_bot")
-    assert not played.bots["crash_bot"].disqualified
+    assert not played.bots["crash_bot"].referee.disqualified
 
 
 def test_a_bot_that_crashed_is_not_restarted_when_restarts_are_off(logs: Path) -> None:
@@ -139,7 +139,7 @@ def test_a_bot_that_crashed_is_not_restarted_when_restarts_are_off(logs: Path) -
     assert after.faults == ()
     assert after.record == expected(Lowest(), 8)
     assert len(played.groups) == 2
-    assert played.bots["crash_bot"].disqualified
+    assert played.bots["crash_bot"].referee.disqualified
     assert "not restarted" in played.log("crash_bot")
 
 
@@ -222,8 +222,8 @@ def test_a_bot_is_disqualified_after_max_faults_and_is_asked_nothing_more(logs: 
     played = play(logs, specs, options, [("dq-1", 3), ("dq-2", 4)])
     first, second = played.results
     assert [(f.kind, f.turn) for f in first.faults] == [(FaultKind.ILLEGAL, t) for t in range(3)]
-    assert played.bots["illegal_card_bot"].disqualified
-    assert played.bots["illegal_card_bot"].faults == 3
+    assert played.bots["illegal_card_bot"].referee.disqualified
+    assert played.bots["illegal_card_bot"].referee.faults == 3
     # The fallback played every card, and the bot was asked only the three times it faulted.
     assert first.record == expected(Lowest(), 3)
     assert second.faults == ()

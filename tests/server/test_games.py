@@ -54,7 +54,7 @@ def test_a_game_over_grpc_is_exactly_the_game_in_process(logs: Path) -> None:
         async with open_session([sample(name) for name in names], logs, OPTIONS) as session:
             result = await session.play("g7", settings, names, seed=7, rotation=1)
             groups = started_groups(session.lobby)
-            assert all(not session.lobby.bots[name].disqualified for name in names)
+            assert all(not session.lobby.bots[name].referee.disqualified for name in names)
         return result, groups
 
     result, groups = asyncio.run(remote())
