@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -12,11 +12,42 @@ from tests.montecarlo.bot import Searching, montecarlo
 from tests.protocol.games import PlayedGame, play
 from tests.rules.helpers import drive
 
-THINK = 0.01
+STEP = 1 / 1024
+"""Seconds the bot's clock moves at each reading, in these tests: its searches are then measured
+in clock readings, the same on any machine however loaded (powers of two: exact in floats)."""
+THINK = 16 * STEP
 """Seconds per decision in these tests: enough for a few deals, small enough to ask often."""
-SLACK = 0.5
-"""What a decision may take beyond its budget here: one deal is about a millisecond, the rest
-is room for a loaded machine, not for the bot."""
+DEALS = 15
+"""Deals a search of THINK makes on that clock: it reads the clock once to start and once before
+each deal, and stops at the reading that finds THINK spent."""
+
+
+class Ticking:
+    """The bot's `time` module in these tests: a clock that moves STEP each time it is read."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        """The time, one STEP later than at the last reading."""
+        self.now += STEP
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def deals(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
+    """Every search here on a `Ticking` clock, so that no result depends on the machine's speed
+    (a deal cap is reached first, not a deadline); the deals made, cleared by a test at will."""
+    monkeypatch.setattr(montecarlo, "time", Ticking())
+    dealt: list[object] = []
+    deal = montecarlo.Position.deal
+
+    def counted(position: object, rng: random.Random) -> object:
+        dealt.append(position)
+        return deal(position, rng)
+
+    monkeypatch.setattr(montecarlo.Position, "deal", counted)
+    yield dealt
 
 
 def games() -> list[tuple[str, PlayedGame]]:
@@ -30,17 +61,23 @@ def games() -> list[tuple[str, PlayedGame]]:
 
 
 @pytest.mark.parametrize(("name", "game"), games(), ids=[name for name, _ in games()])
-def test_every_decision_is_legal_and_on_time(name: str, game: PlayedGame) -> None:
+def test_every_decision_is_legal_and_within_its_budget(
+    name: str, game: PlayedGame, deals: list[object]
+) -> None:
     bot = montecarlo.MonteCarloBot(think=THINK, seed=1)
     asked = [(kind, view) for kind, view in game.asked if kind is not Decision.DRAFT]
     assert any(kind is Decision.ROW for kind, _ in asked), "no row decision to check"
     for kind, view in asked[::3] + [pair for pair in asked if pair[0] is Decision.ROW]:
-        start = time.monotonic()
+        deals.clear()
         if kind is Decision.CARD:
             assert bot.best_card(view) in view.hand
+            options = len(view.hand)
         else:
             assert bot.best_row(view) in range(len(view.rows))
-        assert time.monotonic() - start < THINK + SLACK
+            options = len(view.rows)
+        # It searched until its budget was spent on its clock, and not one deal beyond; with a
+        # single option there is nothing to compare, and it answers at once.
+        assert len(deals) == (DEALS if options > 1 else 0), (kind, view.turn)
 
 
 def test_with_a_deal_cap_and_a_seed_the_bot_repeats_itself() -> None:

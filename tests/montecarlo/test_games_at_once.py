@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -10,40 +11,50 @@ import pytest
 
 from arena.protocol import request_message
 from arena.rules import Decision, View
-from arena.sdk import time_left
 from tests.montecarlo.bot import montecarlo
-from tests.sdk.test_client import CARD_VIEW, ScriptedArena, serve
+from tests.sdk.test_client import CARD_VIEW, LIMIT, Left, ScriptedArena, serve
 
 pytestmark = pytest.mark.integration
 
 
-class Timed(montecarlo.MonteCarloBot):  # type: ignore[name-defined, misc]
-    """Notes when each search ran and how much of its deadline was left at its end."""
+class Met(montecarlo.MonteCarloBot):  # type: ignore[name-defined, misc]
+    """Each search first waits for the other to start: both get past that only if they run side
+    by side. Notes, per seat, whether it met the other and the deadline its worker thread saw."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.searches: list[tuple[float, float, float]] = []
+        self.both = threading.Barrier(2)
+        self.searches: dict[int, tuple[bool, Left]] = {}
 
     def best_card(self, view: View) -> int:
-        start = time.monotonic()
+        left = Left.now()
+        try:
+            self.both.wait(timeout=LIMIT)  # a guard against a hang, not a measure: never reached
+            met = True
+        except threading.BrokenBarrierError:
+            met = False
+        self.searches[view.seat] = (met, left)
         card: int = super().best_card(view)
-        self.searches.append((start, time.monotonic(), time_left()))
         return card
 
 
 def test_two_requests_at_once_are_searched_side_by_side_each_within_its_deadline() -> None:
-    bot = Timed(think=0.3)
+    bot = Met(think=0.3)
     views = [CARD_VIEW, replace(CARD_VIEW, seat=(CARD_VIEW.seat + 1) % 3)]
+    deadlines = [2_000, 20_000]
     script = [
-        request_message(n, f"game-{n}", Decision.CARD, 2_000, view)
-        for n, view in enumerate(views, start=1)
+        request_message(n, f"game-{n}", Decision.CARD, deadline, view)
+        for n, (view, deadline) in enumerate(zip(views, deadlines, strict=True), start=1)
     ]
     arena = ScriptedArena(script, answers=2)
+    sent = time.monotonic()
     serve(bot, arena)
     assert sorted(answer.request_id for answer in arena.answers) == [1, 2]
     assert all(answer.WhichOneof("choice") == "card" for answer in arena.answers)
-    (_, first_end, first_left), (second, _, second_left) = sorted(bot.searches)
-    # Side by side: the second search began before the first ended, not after it (as it would
-    # if a search held the event loop), and each saw its own deadline from the worker thread.
-    assert second < first_end
-    assert 0 < first_left < 2 and 0 < second_left < 2
+    # Side by side: each search started while the other was still going (were the searches run on
+    # the event loop, the first would wait for the second in vain), and each saw its own deadline
+    # from the worker thread.
+    for view, deadline in zip(views, deadlines, strict=True):
+        met, left = bot.searches[view.seat]
+        assert met, f"the search for seat {view.seat} ran alone"
+        assert left.is_deadline_of(deadline / 1000, sent)

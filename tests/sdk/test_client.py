@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent import futures
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,37 @@ DRAFT_VIEW = first_view(DRAFT.asked, Decision.DRAFT)
 TURN = STANDARD.record.rounds[0].turns[0]
 LIMIT = 30.0
 """Seconds after which a test gives up on an SDK that hangs, instead of hanging itself."""
+EPSILON = 1e-6
+"""Rounding of the float sums in `Left`; any real mistake is seconds off."""
+
+
+@dataclass(frozen=True)
+class Left:
+    """One reading of `time_left()`, with the `time.monotonic` clock (the SDK's) read on either
+    side of it: together they pin the instant the request falls due, however loaded the machine,
+    so that tests check deadlines without measuring how long anything took."""
+
+    before: float
+    seconds: float
+    after: float
+
+    @classmethod
+    def now(cls) -> Left:
+        """`time_left()` now, in the request being answered."""
+        before = time.monotonic()
+        seconds = time_left()
+        return cls(before, seconds, time.monotonic())
+
+    def due(self) -> tuple[float, float]:
+        """The earliest and latest instant the request can fall due, given this reading."""
+        return self.before + self.seconds, self.after + self.seconds
+
+    def is_deadline_of(self, seconds: float, sent: float) -> bool:
+        """Whether the deadline counted down is that of a request of `seconds` sent after the
+        instant `sent`: due between `sent + seconds` and this reading's start plus `seconds`
+        (the request came before the bot was asked)."""
+        earliest, latest = self.due()
+        return sent + seconds <= latest + EPSILON and earliest <= self.before + seconds + EPSILON
 
 
 def welcome() -> pb.ArenaMessage:
@@ -292,16 +324,17 @@ def test_the_hello_says_whether_the_bot_skips_events_and_fault_notices_still_rea
 def test_a_plain_method_is_answered_at_once_and_sees_its_deadline() -> None:
     class Plain(Bot):
         def __init__(self) -> None:
-            self.left: list[float] = []
+            self.left: list[Left] = []
 
         def choose_card(self, view: View) -> int:
-            self.left.append(time_left())
+            self.left.append(Left.now())
             return view.hand[0]
 
     script = [request_message(1, "g", Decision.CARD, 2_000, CARD_VIEW)]
     bot = Plain()
+    sent = time.monotonic()
     serve(bot, ScriptedArena(script, answers=1))
-    assert len(bot.left) == 1 and 0 < bot.left[0] <= 2
+    assert len(bot.left) == 1 and bot.left[0].is_deadline_of(2.0, sent)
     assert time_left() == math.inf  # the deadline belonged to the request alone
 
 

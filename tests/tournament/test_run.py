@@ -107,9 +107,8 @@ def test_interrupt_then_resume_equals_an_uninterrupted_run(
     cut = tmp_path / "cut"
     first = arena_run(cut)
     try:
-        give_up = time.monotonic() + 120
+        # Waits for games, not for a time: a run that hangs is ended by pytest's own timeout.
         while stored(cut / DATABASE) < 3 and first.poll() is None:
-            assert time.monotonic() < give_up, "no games finished"
             time.sleep(0.05)
         os.killpg(first.pid, signal.SIGINT)
         out, err = first.communicate(timeout=60)
