@@ -1,4 +1,11 @@
-"""The `arena` command: thin click commands that parse, call the library, and print."""
+"""The `arena` command: thin click commands that parse, call the library, and print.
+
+Importing this module loads no gRPC: `arena --help`, `arena replay`, `arena report` and `arena
+play` with built-in strategies never need it. What does (the server, the bot processes, the
+tournament runner and its configuration) is imported inside the commands that use it, and the
+options built from it (`arena run`'s, from the tournament's declared settings; `arena
+check-bot`'s defaults) are built when their command first parses or shows its help.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +16,16 @@ import shlex
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Never
+from typing import TYPE_CHECKING, Any, Never
 
 import click
-from tqdm import tqdm
 
 from arena.players import BUILTIN, GameResult, LocalPlayer, play_game
-from arena.rules import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
-from arena.server.checkbot import Check, CheckOptions, check_bot, render
-from arena.server.lobby import BotOptions, BotSpec
-from arena.server.session import open_session
-from arena.server.specs import BadBotSpec, parse_bot, parse_command
+from arena.rules import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
+from arena.server.errors import BotError
 from arena.spectate import (
     DEFAULT_MAX_GAMES,
     SpectateError,
@@ -33,18 +37,52 @@ from arena.spectate import (
     write_report,
 )
 from arena.spectate.display import fault_line, render_game
-from arena.tournament.config import ConfigError, TournamentConfig, load, variant
-from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.errors import ConfigError, StoreError
 from arena.tournament.standings import pairwise_table, standings_table
 from arena.tournament.store import LOGS
-from arena.tournament.submissions import enter_submissions
+
+if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
+    from tqdm import tqdm
+
+    from arena.server.checkbot import Check, CheckOptions
+    from arena.server.lobby import BotSpec
+    from arena.tournament.config import Setting, TournamentConfig
+    from arena.tournament.runner import RunSummary
+
+BAD_INPUT = (ConfigError, BotError, StoreError)
+"""The errors of bad input (a tournament, a bot, an output folder), each reported as one line;
+anything else that escapes a command is a bug, and shows its traceback."""
 
 
 def _bot_spec(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[BotSpec]:
+    if not values:
+        return []
+    from arena.server.specs import parse_bot
+
     try:
         return [parse_bot(value) for value in values]
-    except BadBotSpec as error:
+    except BotError as error:
         raise click.BadParameter(str(error), ctx, param) from None
+
+
+class _LazyOptions(click.Command):
+    """A command some of whose options are built when it first parses or shows its help, since
+    building them imports modules that load gRPC; they go after the parameter named `after`."""
+
+    def __init__(
+        self, *args: Any, build: Callable[[], list[click.Parameter]], after: str, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._build: Callable[[], list[click.Parameter]] | None = build
+        self._after = after
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if self._build is not None:
+            built, self._build = self._build(), None
+            names = [param.name for param in self.params]
+            at = names.index(self._after) + 1
+            self.params[at:at] = built
+        return super().get_params(ctx)
 
 
 @click.group()
@@ -67,7 +105,9 @@ def main() -> None:
     default=Variant.STANDARD.value,
     show_default=True,
 )
-@click.option("--end-score", type=click.IntRange(min=1), default=66, show_default=True)
+@click.option(
+    "--end-score", type=click.IntRange(min=1), default=DEFAULT_END_SCORE, show_default=True
+)
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None, help="Cap on rounds.")
 @click.option(
     "--strategy",
@@ -135,6 +175,9 @@ def play(
 async def _play_bots(
     settings: Settings, bots: list[BotSpec], seed: int, deadline: float, logs: Path | None
 ) -> GameResult:
+    from arena.server.lobby import BotOptions
+    from arena.server.session import open_session
+
     with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
         folder = logs or Path(scratch)
         external = [bot.name for bot in bots if bot.argv is None]
@@ -156,7 +199,48 @@ EXTERNAL_WAIT = 300.0
 """Seconds `arena play` waits for an external bot (one a person starts by hand) to connect."""
 
 
-@main.command()
+def _setting_options() -> list[click.Parameter]:
+    """One `arena run` option per tournament setting, as `TournamentConfig` declares it."""
+    from arena.tournament.config import SETTINGS
+
+    return [_setting_option(setting) for setting in SETTINGS]
+
+
+class _SettingOption(click.Option):
+    """A tournament setting's option: None unless given, so that it overrides a tournament file
+    only then, with the setting's own default shown in its help."""
+
+    def __init__(self, *args: Any, shown: str, **kwargs: Any) -> None:
+        super().__init__(*args, default=None, **kwargs)
+        self.shown = shown
+
+    def get_help_extra(self, ctx: click.Context) -> click.types.OptionHelpExtra:
+        extra = super().get_help_extra(ctx)
+        extra["default"] = self.shown
+        return extra
+
+
+def _setting_option(setting: Setting) -> click.Option:
+    """The option of one setting, named, typed and explained by its declaration."""
+    common: dict[str, Any] = {"help": setting.help, "shown": setting.shown}
+    if setting.kind is bool:  # a setting that is on by default is turned off with --no-NAME
+        flag = setting.option
+        declared = f"{flag}/--no-{flag[2:]}" if setting.default else flag
+        return _SettingOption([declared], is_flag=True, **common)
+    kind: click.ParamType[Any, Any] = click.STRING
+    metavar = None
+    if setting.choices:  # checked by the config, which names the choices when it refuses one
+        metavar = "[" + "|".join(setting.choices) + "]"
+    elif setting.kind is Path:
+        kind = click.Path(file_okay=not setting.folder, dir_okay=setting.folder, path_type=Path)
+    elif setting.kind is int:
+        kind = click.INT
+    elif setting.kind is float:
+        kind = click.FLOAT
+    return _SettingOption([setting.option], type=kind, metavar=metavar, **common)
+
+
+@main.command(cls=_LazyOptions, build=_setting_options, after="bots")
 @click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--bot",
@@ -166,30 +250,11 @@ EXTERNAL_WAIT = 300.0
     metavar="[NAME=]COMMAND",
     help="Enter a bot (repeatable); a .py file runs with the arena's Python.",
 )
-@click.option("--players", type=int, help="Seats per table (default: all bots, up to 10).")
-@click.option("--games", type=int, help="Games per table: a multiple of the seats.")
-@click.option("--variant", help="standard, professional or professional-draft.")
-@click.option("--end-score", type=int, help="Bullheads that end a game (default 66).")
-@click.option("--max-rounds", type=int, help="Cap on rounds per game.")
-@click.option("--seed", type=int, help="Tournament seed (default 0).")
-@click.option("--deadline", type=float, help="Seconds per decision (default 1).")
-@click.option("--concurrency", type=int, help="Games at once (default: the machine's cores).")
-@click.option("--sample", type=int, help="Play a balanced sample of this many tables.")
-@click.option("--max-faults", type=int, help="Faults that disqualify a bot (default 20; 0 never).")
-@click.option("--restart/--no-restart", default=None, help="Restart crashed bots (default on).")
-@click.option("--startup-timeout", type=float, help="Seconds a bot has to connect (default 10).")
-@click.option("--memory-mb", type=int, help="Memory limit per bot process in MiB (default 2048).")
-@click.option("--cpu-seconds", type=int, help="CPU-time limit per bot process (default none).")
-@click.option("--listen", help="Also listen here for external bots, e.g. 0.0.0.0:7000.")
-@click.option("--tls-cert", type=click.Path(dir_okay=False, path_type=Path), help="TLS cert.")
-@click.option("--tls-key", type=click.Path(dir_okay=False, path_type=Path), help="TLS key.")
-@click.option("--insecure", is_flag=True, default=None, help="Listen beyond loopback without TLS.")
 @click.option(
     "--submissions",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Enter every subfolder of this folder that holds a bot.toml.",
 )
-@click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
 def run(
@@ -200,19 +265,22 @@ def run(
     as_json: bool,
     **overrides: Any,
 ) -> None:
-    """Run a round-robin tournament; run it again to resume an interrupted one."""
+    """Run a round-robin tournament; run it again to resume an interrupted one.
+
+    A tournament file's settings are overridden by the options given.
+    """
+    from arena.tournament.config import TournamentConfig, load
+
     try:
         config = load(tournament_file) if tournament_file else TournamentConfig()
         given = {key: value for key, value in overrides.items() if value is not None}
-        if "variant" in given:
-            given["variant"] = variant(given["variant"])
+        config = config.with_settings(given)
         if bots:
-            given["bots"] = tuple(bots)
-        config = replace(config, **given)
+            config = replace(config, bots=tuple(bots))
         if submissions is not None:
             config = replace(config, bots=config.bots + asyncio.run(_enter(submissions, config)))
         summary = asyncio.run(_run(config, quiet or as_json))
-    except ConfigError as error:
+    except BAD_INPUT as error:
         raise click.UsageError(str(error)) from None
     if as_json:
         click.echo(json.dumps(summary.standings.to_dict(), indent=2))
@@ -232,6 +300,8 @@ def run(
 
 async def _enter(folder: Path, config: TournamentConfig) -> tuple[BotSpec, ...]:
     """Build and enter a folder of submissions, saying which are left out and why."""
+    from arena.tournament.submissions import enter_submissions
+
     bots, _ = await enter_submissions(
         folder,
         config.output / LOGS,
@@ -243,6 +313,10 @@ async def _enter(folder: Path, config: TournamentConfig) -> tuple[BotSpec, ...]:
 
 async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
     """Run the tournament with a progress bar, stopping cleanly on Ctrl-C or SIGTERM."""
+    from tqdm import tqdm
+
+    from arena.tournament.runner import run_tournament
+
     task = asyncio.current_task()
     assert task is not None
     loop = asyncio.get_running_loop()
@@ -335,23 +409,31 @@ def report(results: Path, output: Path | None, max_games: int, include: tuple[st
     click.echo(summary.describe())
 
 
-@main.command("check-bot")
+def _check_options() -> list[click.Parameter]:
+    """`arena check-bot`'s limits, whose defaults are CheckOptions' (a tournament's)."""
+    from arena.server.checkbot import CheckOptions
+
+    return [
+        click.Option(
+            ["--deadline"],
+            type=click.FloatRange(min=0.001),
+            default=CheckOptions.deadline,
+            show_default=True,
+            help="Seconds the bot has for each decision.",
+        ),
+        click.Option(
+            ["--startup-timeout"],
+            type=click.FloatRange(min=0.1),
+            default=CheckOptions.startup_timeout,
+            show_default=True,
+            help="Seconds the bot has to connect and say hello.",
+        ),
+    ]
+
+
+@main.command("check-bot", cls=_LazyOptions, build=_check_options, after="name")
 @click.argument("command", nargs=-1, required=True, metavar="-- [stdio:]COMMAND...")
 @click.option("--name", default="", help="The bot's name (default: its program's file name).")
-@click.option(
-    "--deadline",
-    type=click.FloatRange(min=0.001),
-    default=CheckOptions.deadline,
-    show_default=True,
-    help="Seconds the bot has for each decision.",
-)
-@click.option(
-    "--startup-timeout",
-    type=click.FloatRange(min=0.1),
-    default=CheckOptions.startup_timeout,
-    show_default=True,
-    help="Seconds the bot has to connect and say hello.",
-)
 @click.option(
     "--logs",
     type=click.Path(file_okay=False, path_type=Path),
@@ -361,9 +443,12 @@ def check_bot_command(
     command: tuple[str, ...], name: str, deadline: float, startup_timeout: float, logs: Path | None
 ) -> None:
     """Put a bot through scripted situations before a contest; exit 0 only if it passes all."""
+    from arena.server.checkbot import CheckOptions
+    from arena.server.specs import parse_command
+
     try:
         spec = parse_command(name, shlex.join(command))
-    except BadBotSpec as error:
+    except BotError as error:
         raise click.UsageError(str(error)) from None
     if spec.argv is None:
         raise click.UsageError("check-bot starts the bot itself: give its command")
@@ -378,6 +463,8 @@ def check_bot_command(
 
 
 async def _check(spec: BotSpec, logs: Path | None, options: CheckOptions) -> list[Check]:
+    from arena.server.checkbot import check_bot, render
+
     with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
         folder = logs or Path(scratch)
         return await check_bot(spec, folder, options, lambda check: click.echo(render(check)))

@@ -14,7 +14,17 @@ from arena.rules.cards import (
     bullheads,
     penalty,
 )
-from arena.rules.errors import Decision, IllegalDecisionError, InvalidSettingsError, RulesError
+from arena.rules.errors import (
+    Decision,
+    IllegalDecisionError,
+    InvalidDealError,
+    InvalidSettingsError,
+    MisuseError,
+    PhaseError,
+    RecordError,
+    RulesError,
+    UnknownCardError,
+)
 from arena.rules.game import Game, deal, replay, winners
 from arena.rules.record import GameRecord, Placement, RoundRecord, TurnRecord, make_placement
 from arena.rules.round import (
@@ -26,12 +36,13 @@ from arena.rules.round import (
     check_row,
     row_for,
 )
-from arena.rules.settings import MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
+from arena.rules.settings import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
 from arena.rules.views import Rows, View, make_view
 
 __all__ = [
     "BULLHEADS",
     "DECK_SIZE",
+    "DEFAULT_END_SCORE",
     "HAND_SIZE",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -41,15 +52,20 @@ __all__ = [
     "Game",
     "GameRecord",
     "IllegalDecisionError",
+    "InvalidDealError",
     "InvalidSettingsError",
+    "MisuseError",
     "Phase",
+    "PhaseError",
     "Placement",
+    "RecordError",
     "Round",
     "RoundRecord",
     "Rows",
     "RulesError",
     "Settings",
     "TurnRecord",
+    "UnknownCardError",
     "Variant",
     "View",
     "bullheads",

@@ -2,6 +2,8 @@
 
 from collections.abc import Iterable
 
+from arena.rules.errors import UnknownCardError
+
 DECK_SIZE = 104
 """Cards are numbered 1 to 104."""
 HAND_SIZE = 10
@@ -31,7 +33,7 @@ BULLHEADS: tuple[int, ...] = (0, *(_bullheads(card) for card in range(1, DECK_SI
 def bullheads(card: int) -> int:
     """The penalty points printed on one card."""
     if not 1 <= card <= DECK_SIZE:
-        raise ValueError(f"there is no card {card!r}: cards are 1 to {DECK_SIZE}")
+        raise UnknownCardError(f"there is no card {card!r}: cards are 1 to {DECK_SIZE}")
     return BULLHEADS[card]
 
 

@@ -1,14 +1,39 @@
-"""The rules engine's one error family: a decision or a setting the rules do not allow."""
+"""The rules engine's one error family: a decision, a setting, a deal or a record the rules do
+not allow, or the engine asked out of turn. The engine raises nothing else."""
 
 from enum import StrEnum
 
+from arena.errors import ArenaError
 
-class RulesError(ValueError):
-    """Base of every error the rules engine raises."""
+
+class RulesError(ArenaError, ValueError):
+    """Base of every error the rules engine raises (a ValueError too, as it always was)."""
 
 
 class InvalidSettingsError(RulesError):
-    """Game settings the rules cannot play (e.g. 11 players)."""
+    """Game settings the rules cannot play (e.g. 11 players), or a dict that is not settings."""
+
+
+class UnknownCardError(RulesError):
+    """A card number that is not in the deck (cards are 1 to 104)."""
+
+
+class InvalidDealError(RulesError):
+    """A deal of the wrong shape: not 4 rows, or not one hand of 10 cards per seat."""
+
+
+class RecordError(RulesError):
+    """A game record that does not replay: it ends before the game does, or goes on after."""
+
+
+class MisuseError(RulesError):
+    """The engine was called wrongly (e.g. with one card too few): a bug in its caller, never a
+    player's decision, which is checked and raises IllegalDecisionError instead."""
+
+
+class PhaseError(MisuseError, RuntimeError):
+    """The engine was asked for what its phase does not wait for (a row while it waits for the
+    cards, the record of a game still going). A RuntimeError too, as it always was."""
 
 
 class Decision(StrEnum):

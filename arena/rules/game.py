@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 
 from arena.rules.cards import HAND_SIZE, ROW_COUNT
+from arena.rules.errors import PhaseError, RecordError
 from arena.rules.record import GameRecord, RoundRecord, TurnRecord
 from arena.rules.round import Phase, Round
 from arena.rules.settings import Settings, Variant
@@ -95,7 +96,7 @@ class Game:
     def record(self) -> GameRecord:
         """The finished game's record."""
         if self.phase is not Phase.OVER:
-            raise RuntimeError("the game is not over")
+            raise PhaseError(f"the game is not over: it waits for {self.phase.name}")
         return GameRecord(
             settings=self.settings,
             rotation=self.rotation,
@@ -108,7 +109,9 @@ class Game:
         index = len(self._rounds)
         settings = self.settings
         if self._deals and index >= len(self._deals):
-            raise ValueError("the record ends before the game does")
+            raise RecordError(
+                f"the record ends before the game does: it has {len(self._deals)!r} rounds"
+            )
         if settings.variant is Variant.PROFESSIONAL_DRAFT:
             # RULES.md: seat (round mod players) picks first. A duplicate rotation shifts the
             # first pick with the seats, so each bot in turn gets each position in the draft.
@@ -140,12 +143,15 @@ def replay(record: GameRecord) -> GameRecord:
     """Play a recorded game again from its deals and decisions alone.
 
     The result equals `record` exactly when the record is sound; an illegal decision in it raises
-    IllegalDecisionError, and a record that stops too early or goes on too long raises ValueError.
+    IllegalDecisionError, and a record that stops too early or goes on too long raises RecordError.
     """
     game = Game(record.settings, random.Random(), record.rotation, deals=record.rounds)
     for recorded in record.rounds:
         if game.phase is Phase.OVER:
-            raise ValueError("the record has rounds after the game ended")
+            raise RecordError(
+                f"the record has rounds after the game ended: {len(record.rounds)!r} rounds, "
+                f"the game ended after {len(game.record().rounds)!r}"
+            )
         for card in recorded.picks:
             game.draft(card)
         for turn in recorded.turns:

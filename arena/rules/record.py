@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.rules.cards import penalty
-from arena.rules.settings import Settings, Variant
+from arena.rules.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,18 +102,13 @@ class GameRecord:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form; `from_dict` reads it back to an equal record.
 
-        Exactly what `dataclasses.asdict` returns (the same keys in the same order, tuples kept
-        as tuples), written out: asdict's generic deep copy cost milliseconds a game, and every
-        game is stored. The tuples, immutable, are shared instead of copied.
+        Equal to what `dataclasses.asdict` returns (the same keys in the same order, tuples kept
+        as tuples; the settings in their own dict form, whose variant is the enum's value),
+        written out: asdict's generic deep copy cost milliseconds a game, and every game is
+        stored. The tuples, immutable, are shared instead of copied.
         """
-        settings = self.settings
         return {
-            "settings": {
-                "players": settings.players,
-                "variant": settings.variant,
-                "end_score": settings.end_score,
-                "max_rounds": settings.max_rounds,
-            },
+            "settings": self.settings.to_dict(),
             "rotation": self.rotation,
             "rounds": tuple([_round_to_dict(round_) for round_ in self.rounds]),
             "totals": self.totals,
@@ -127,14 +122,8 @@ class GameRecord:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
         """Rebuild a record written by `to_dict` (or read back from JSON)."""
-        settings = data["settings"]
         return cls(
-            settings=Settings(
-                players=settings["players"],
-                variant=Variant(settings["variant"]),
-                end_score=settings["end_score"],
-                max_rounds=settings["max_rounds"],
-            ),
+            settings=Settings.from_dict(data["settings"]),
             rotation=data["rotation"],
             rounds=tuple(_round_from_dict(r) for r in data["rounds"]),
             totals=tuple(data["totals"]),

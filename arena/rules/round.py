@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from enum import Enum
 
 from arena.rules.cards import BULLHEADS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
-from arena.rules.errors import Decision, IllegalDecisionError
+from arena.rules.errors import (
+    Decision,
+    IllegalDecisionError,
+    InvalidDealError,
+    MisuseError,
+    PhaseError,
+)
 from arena.rules.record import Placement, RoundRecord, TurnRecord, make_placement
 from arena.rules.settings import Settings, Variant
 from arena.rules.views import Rows, View, make_view
@@ -134,9 +140,13 @@ class Round:
     ) -> Round:
         """A round whose hands and rows were dealt (the standard and professional variants)."""
         if len(rows) != ROW_COUNT or len(hands) != settings.players:
-            raise ValueError(f"a deal needs {ROW_COUNT} rows and {settings.players} hands")
+            raise InvalidDealError(
+                f"a deal needs {ROW_COUNT} rows and {settings.players} hands, "
+                f"not {len(rows)!r} and {len(hands)!r}"
+            )
         if any(len(hand) != HAND_SIZE for hand in hands):
-            raise ValueError(f"every hand is dealt {HAND_SIZE} cards")
+            sizes = [len(hand) for hand in hands]
+            raise InvalidDealError(f"every hand is dealt {HAND_SIZE} cards, not {sizes!r}")
         return cls(settings, index, totals, [[card] for card in rows], hands)
 
     @classmethod
@@ -207,7 +217,7 @@ class Round:
         """
         self._expect(Phase.CARDS)
         if len(cards) != self.settings.players:
-            raise ValueError(f"expected {self.settings.players} cards, got {len(cards)}")
+            raise MisuseError(f"expected {self.settings.players} cards, got {len(cards)!r}")
         # Check every card before changing anything, so an illegal one leaves the round as it was.
         hands = self._hands
         checked = tuple([check_card(seat, hands[seat], card) for seat, card in enumerate(cards)])
@@ -305,7 +315,7 @@ class Round:
 
     def _expect(self, phase: Phase) -> None:
         if self.phase is not phase:
-            raise RuntimeError(f"the round waits for {self.phase.name}, not {phase.name}")
+            raise PhaseError(f"the round waits for {self.phase.name}, not {phase.name}")
 
 
 def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import grpc
 
+from arena.server.errors import BotError
 
-class ListenError(ValueError):
+
+class ListenError(BotError):
     """A listening address or TLS setting that cannot be used, with what to change."""
 
 

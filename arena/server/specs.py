@@ -14,6 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from arena.server.errors import BotError
 from arena.server.lobby import BotSpec
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -28,7 +29,7 @@ BRIDGE = (sys.executable, "-m", "arena.sdk.stdio", "--")
 """The bridge a line-protocol program runs behind, followed by the program's argv."""
 
 
-class BadBotSpec(ValueError):
+class BadBotSpec(BotError):
     """A bot entry that cannot be used, with what to do about it."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.tournament import GameOutcome
 from arena.tournament.store import DATABASE, REPLAYS, decode_outcome
 
@@ -26,8 +27,9 @@ _IDS_PER_QUERY = 500
 """Game ids asked for in one query: well under SQLite's cap on a statement's parameters."""
 
 
-class SpectateError(ValueError):
-    """Games that cannot be shown, with what to do about it: one line for a person."""
+class SpectateError(ArenaError, ValueError):
+    """Games that cannot be shown, with what to do about it: one line for a person (the
+    spectators' branch of the error family; a ValueError too, as it was)."""
 
 
 @dataclass(frozen=True, slots=True)

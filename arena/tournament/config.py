@@ -1,74 +1,163 @@
-"""A tournament's configuration: from a TOML file, then overridden by the command line."""
+"""A tournament's configuration, declared once: from a TOML file, then overridden by the command
+line.
+
+Every setting is a field of `TournamentConfig` made with `setting(...)`: its type is the field's
+annotation, and the declaration holds its default, its help text and how `--help` shows that
+default. `SETTINGS` reads them back, and the rest comes from it: what `[tournament]` in a
+tournament file may hold and of which TOML type (`load`: an unknown key or a wrong type is an
+error), the `arena run` options (`arena.cli` makes one per setting, `--end-score` for
+`end_score`, each showing its default), and the defaults themselves. A `[[bot]]` table holds the
+keys of `BOT_KEYS` and no others.
+"""
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from enum import Enum
 from math import gcd
 from pathlib import Path
-from typing import Any
+from types import NoneType, UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from arena.rules import InvalidSettingsError, Settings, Variant
+from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
 from arena.server.listen import Listener, ListenError
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.process import Limits
 from arena.server.specs import BadBotSpec, parse_bot
+from arena.tournament.errors import ConfigError
 from arena.tournament.schedule import round_robin_size
+
+__all__ = [
+    "BOT_KEYS",
+    "MAX_ROUND_ROBIN_GAMES",
+    "SETTINGS",
+    "ConfigError",
+    "Setting",
+    "TournamentConfig",
+    "load",
+    "setting",
+]
 
 MAX_ROUND_ROBIN_GAMES = 100_000
 """Above this many games the full round-robin needs an explicit choice: a sample, or fewer bots."""
 _BOT_DEFAULTS = BotOptions()
+"""The lobby's defaults, which the tournament's settings for bots take as theirs."""
 
 
-class ConfigError(ValueError):
-    """A configuration that cannot run, with what to change."""
+def setting(help: str, *, shown: str | None = None, folder: bool = False) -> dict[str, Any]:
+    """The metadata that makes a field of TournamentConfig a setting: a key of `[tournament]` and
+    an option of `arena run`, of the field's annotated type, with the field's default.
+
+    `help` says what it does; `shown` is how `--help` shows the default (else the default itself,
+    "none" for None); `folder`: the setting is a path that names a folder, not a file.
+    """
+    return {"help": help, "shown": shown, "folder": folder}
 
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """Everything a tournament run needs; what decides the games is also what a resume checks."""
+    """Everything a tournament run needs; what decides the games is also what a resume checks.
+
+    Every field but `bots` is a setting, declared with its help text (see the module's note).
+    """
 
     bots: tuple[BotSpec, ...] = ()
-    """The entered bots."""
-    players: int | None = None
-    """Seats per table; None: all bots at one table when they are 10 or fewer."""
-    games: int | None = None
-    """Games per table, a multiple of the table size (one game per seat rotation of each deal);
-    None for one duplicate set per table."""
-    variant: Variant = Variant.STANDARD
-    end_score: int = 66
-    max_rounds: int | None = None
-    seed: int = 0
-    """The tournament seed; every game's deal derives from it and the game's place."""
-    sample: int | None = None
-    """Play a balanced sample of this many tables instead of the full round-robin."""
-    deadline: float = 1.0
-    """Seconds a bot has for each decision."""
-    first_deadline: float = _BOT_DEFAULTS.first_deadline
-    """Seconds for the first decision of each game, when a bot may still be warming up."""
-    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
-    """Games played at once."""
-    max_faults: int = _BOT_DEFAULTS.max_faults
-    """Faults after which a bot is disqualified; 0 for never."""
-    restart: bool = _BOT_DEFAULTS.restart
-    """Whether a bot that crashed is started again for its next game."""
-    startup_timeout: float = _BOT_DEFAULTS.startup_timeout
-    """Seconds a bot has to connect after it is started."""
-    memory_mb: int | None = 2048
-    """Memory limit of each bot process, in MiB (RLIMIT_DATA); None for none."""
-    cpu_seconds: int | None = None
-    """CPU-time limit of each bot process over its whole life (RLIMIT_CPU); None for none."""
-    listen: str | None = None
-    """An extra address where external bots may connect, e.g. `0.0.0.0:7000`."""
-    tls_cert: Path | None = None
-    """TLS certificate for `listen`."""
-    tls_key: Path | None = None
-    """TLS private key for `listen`."""
-    insecure: bool = False
-    """Allow `listen` beyond loopback without TLS."""
-    output: Path = Path("arena-out")
-    """The folder for results, standings, replays and logs."""
+    """The entered bots (`--bot` options and `[[bot]]` tables): not a setting."""
+    players: int | None = field(
+        default=None, metadata=setting("Seats per table.", shown="all bots, up to 10")
+    )
+    games: int | None = field(
+        default=None,
+        metadata=setting(
+            "Games per table: a multiple of the seats (each deal is played once per seat "
+            "rotation).",
+            shown="one deal per table",
+        ),
+    )
+    variant: Variant = field(
+        default=Variant.STANDARD, metadata=setting("How each round's cards are set up.")
+    )
+    end_score: int = field(
+        default=DEFAULT_END_SCORE, metadata=setting("Bullheads that end a game.")
+    )
+    max_rounds: int | None = field(default=None, metadata=setting("Cap on rounds per game."))
+    seed: int = field(
+        default=0, metadata=setting("Tournament seed: every game's deal derives from it.")
+    )
+    sample: int | None = field(
+        default=None,
+        metadata=setting(
+            "Play a balanced sample of this many tables instead of the full round-robin.",
+            shown="the full round-robin",
+        ),
+    )
+    deadline: float = field(
+        default=_BOT_DEFAULTS.deadline, metadata=setting("Seconds a bot has for each decision.")
+    )
+    first_deadline: float = field(
+        default=_BOT_DEFAULTS.first_deadline,
+        metadata=setting(
+            "Seconds for a bot's first decision of each game, while it may still be warming up "
+            "(never less than the deadline)."
+        ),
+    )
+    concurrency: int = field(
+        default_factory=lambda: os.cpu_count() or 1,
+        metadata=setting("Games played at once.", shown="the machine's cores"),
+    )
+    max_faults: int = field(
+        default=_BOT_DEFAULTS.max_faults,
+        metadata=setting("Faults after which a bot is disqualified; 0 for never."),
+    )
+    restart: bool = field(
+        default=_BOT_DEFAULTS.restart,
+        metadata=setting("Start a crashed bot again for its next game."),
+    )
+    startup_timeout: float = field(
+        default=_BOT_DEFAULTS.startup_timeout,
+        metadata=setting("Seconds a bot has to connect after it is started."),
+    )
+    memory_mb: int | None = field(
+        default=2048, metadata=setting("Memory limit per bot process in MiB (RLIMIT_DATA).")
+    )
+    cpu_seconds: int | None = field(
+        default=None,
+        metadata=setting(
+            "CPU-time limit per bot process over its whole life, in seconds (RLIMIT_CPU)."
+        ),
+    )
+    listen: str | None = field(
+        default=None,
+        metadata=setting("Also listen here for external bots, e.g. 0.0.0.0:7000."),
+    )
+    tls_cert: Path | None = field(
+        default=None, metadata=setting("TLS certificate (PEM) for --listen.")
+    )
+    tls_key: Path | None = field(
+        default=None, metadata=setting("TLS private key (PEM) for --listen.")
+    )
+    insecure: bool = field(default=False, metadata=setting("Listen beyond loopback without TLS."))
+    output: Path = field(
+        default=Path("arena-out"),
+        metadata=setting("The folder for results, standings, replays and logs.", folder=True),
+    )
+
+    def with_settings(
+        self, values: Mapping[str, Any], base: Path | None = None
+    ) -> TournamentConfig:
+        """This config with the settings in `values` changed, each checked by its declaration:
+        ConfigError for an unknown one or a value of the wrong type. Paths are relative to `base`
+        when it is given (the folder of a tournament file)."""
+        changes = {}
+        for key, value in values.items():
+            declared = _BY_NAME.get(key)
+            if declared is None:
+                raise ConfigError(f"unknown setting {key!r} (known: {', '.join(_BY_NAME)})")
+            changes[key] = declared.convert(value, base)
+        return replace(self, **changes)
 
     def bot_options(self) -> BotOptions:
         """How the lobby treats this tournament's bots."""
@@ -106,14 +195,12 @@ class TournamentConfig:
             raise ConfigError(str(error)) from None
 
     def identity(self) -> dict[str, Any]:
-        """What decides the games: a resumed run must match it exactly."""
+        """What decides the games: a resumed run must match it exactly. The game settings are in
+        their own dict form (`Settings.to_dict`)."""
         return {
             "bots": sorted(bot.name for bot in self.bots),
-            "players": self.table_size,
+            **self.settings().to_dict(),
             "deals": self.deals,
-            "variant": str(self.variant),
-            "end_score": self.end_score,
-            "max_rounds": self.max_rounds,
             "seed": self.seed,
             "sample": self.sample,
         }
@@ -133,18 +220,25 @@ class TournamentConfig:
         if self.games is not None and (self.games < 1 or self.games % seats):
             raise ConfigError(
                 f"games per table must be a multiple of {seats} (one game per seat rotation "
-                f"of each deal): try --games {seats * max(1, round((self.games or 0) / seats))}"
+                f"of each deal), not {self.games!r}: "
+                f"try --games {seats * max(1, round((self.games or 0) / seats))}"
             )
         if self.deadline <= 0:
-            raise ConfigError("the deadline must be more than 0 seconds")
+            raise ConfigError(f"the deadline must be more than 0 seconds, not {self.deadline!r}")
         if self.concurrency < 1:
-            raise ConfigError("concurrency must be at least 1")
+            raise ConfigError(f"concurrency must be at least 1, not {self.concurrency!r}")
         if self.max_faults < 0 or self.startup_timeout <= 0:
-            raise ConfigError("max faults must be 0 or more and the start-up timeout above 0")
+            raise ConfigError(
+                "max faults must be 0 or more and the start-up timeout above 0, not "
+                f"{self.max_faults!r} and {self.startup_timeout!r}"
+            )
         if (self.memory_mb is not None and self.memory_mb < 16) or (
             self.cpu_seconds is not None and self.cpu_seconds < 1
         ):
-            raise ConfigError("a bot needs at least 16 MiB of memory and 1 s of CPU time")
+            raise ConfigError(
+                "a bot needs at least 16 MiB of memory and 1 s of CPU time, not "
+                f"{self.memory_mb!r} and {self.cpu_seconds!r}"
+            )
         public = self.public()
         if public is not None:
             try:
@@ -160,77 +254,178 @@ class TournamentConfig:
             )
 
 
-_TYPES: dict[str, type | tuple[type, ...]] = {
-    "players": int,
-    "games": int,
-    "variant": str,
-    "end_score": int,
-    "max_rounds": int,
-    "seed": int,
-    "sample": int,
-    "deadline": (int, float),
-    "first_deadline": (int, float),
-    "concurrency": int,
-    "output": str,
-    "max_faults": int,
-    "restart": bool,
-    "startup_timeout": (int, float),
-    "memory_mb": int,
-    "cpu_seconds": int,
-    "listen": str,
-    "tls_cert": str,
-    "tls_key": str,
-    "insecure": bool,
+@dataclass(frozen=True)
+class Setting:
+    """One tournament setting, as TournamentConfig declares it."""
+
+    name: str
+    """The field's name and its key in `[tournament]`; `option` is the `arena run` option."""
+    kind: type
+    """What a value is: int, float, str, bool, Path, or an enum (given by a member's value)."""
+    optional: bool
+    """Whether None is one of its values (no cap, no limit, not given)."""
+    default: object
+    """Its default (for a default made per config, as made for the first)."""
+    help: str
+    """What it does, for --help."""
+    shown: str
+    """Its default as --help shows it."""
+    folder: bool = False
+    """For a path: whether it names a folder rather than a file."""
+
+    @property
+    def option(self) -> str:
+        """Its `arena run` option: `--end-score` for `end_score`."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The values an enum setting takes; empty for the others."""
+        if issubclass(self.kind, Enum):
+            return tuple(str(member.value) for member in self.kind)
+        return ()
+
+    def accepts(self, value: object) -> bool:
+        """Whether `value` is of this setting's type, as TOML or the command line gives it."""
+        if self.kind is bool:
+            return isinstance(value, bool)
+        if isinstance(value, bool):
+            return False
+        if self.kind is int:
+            return isinstance(value, int)
+        if self.kind is float:
+            return isinstance(value, int | float)
+        if self.kind is Path:
+            return isinstance(value, str | Path)
+        return isinstance(value, str)  # a string, or an enum by a member's value
+
+    def convert(self, value: object, base: Path | None = None) -> Any:
+        """`value` as the config holds it (a float, an enum member, a path relative to `base`
+        when given); ConfigError naming the setting and the value if it is not one."""
+        if not self.accepts(value):
+            raise ConfigError(f"{self.name} cannot be {value!r}")
+        if issubclass(self.kind, Enum):
+            try:
+                return self.kind(value)
+            except ValueError:
+                choices = ", ".join(self.choices)
+                raise ConfigError(
+                    f"unknown {self.name} {value!r}: choose one of {choices}"
+                ) from None
+        if isinstance(value, int | float) and self.kind is float:
+            return float(value)
+        if isinstance(value, str | Path) and self.kind is Path:
+            return Path(os.path.normpath(base / value)) if base is not None else Path(value)
+        return value
+
+
+def _declared() -> tuple[Setting, ...]:
+    """The settings, read from TournamentConfig's fields in their order."""
+    hints = get_type_hints(TournamentConfig)
+    return tuple(
+        _read(declared, hints[declared.name])
+        for declared in fields(TournamentConfig)
+        if "help" in declared.metadata
+    )
+
+
+def _read(declared: Field[Any], hint: Any) -> Setting:
+    """One field's setting: its type, with or without None, and its metadata."""
+    optional = False
+    if get_origin(hint) in (Union, UnionType):
+        kinds = [arg for arg in get_args(hint) if arg is not NoneType]
+        optional = len(kinds) < len(get_args(hint))
+        (hint,) = kinds  # a setting has one type, with None or without
+    assert isinstance(hint, type), f"setting {declared.name!r} is not of one type: {hint!r}"
+    factory = declared.default_factory
+    default = declared.default if factory is MISSING else factory()
+    shown = declared.metadata["shown"]
+    return Setting(
+        name=declared.name,
+        kind=hint,
+        optional=optional,
+        default=default,
+        help=declared.metadata["help"],
+        shown=_shown(default) if shown is None else shown,
+        folder=declared.metadata["folder"],
+    )
+
+
+def _shown(default: object) -> str:
+    """A default as --help shows it."""
+    if default is None:
+        return "none"
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    if isinstance(default, Enum):
+        return str(default.value)
+    if isinstance(default, float):
+        return f"{default:g}"
+    return str(default)
+
+
+SETTINGS: tuple[Setting, ...] = _declared()
+"""Every setting of a tournament, in the order TournamentConfig declares them."""
+_BY_NAME = {declared.name: declared for declared in SETTINGS}
+
+BOT_KEYS: dict[str, str] = {
+    "name": "the bot's name in the standings and logs (default: its program's file name)",
+    "command": "how to start it: a command, stdio:COMMAND for a line-protocol program, or "
+    "external for a bot its author starts by hand",
 }
-"""The settings a tournament file may hold in [tournament], and their TOML types."""
+"""What a `[[bot]]` table may hold, and what each key means."""
+_TABLES = ("tournament", "bot")
+"""What a tournament file may hold: a `[tournament]` table and `[[bot]]` tables."""
 
 
 def load(path: Path) -> TournamentConfig:
-    """Read a tournament file; paths in it are relative to the file's folder."""
+    """Read a tournament file; paths in it are relative to the file's folder.
+
+    ConfigError for anything it may not hold: an unknown table or key, a value of the wrong type,
+    a bot that cannot be entered.
+    """
+    shown = repr(str(path))
     try:
         data = tomllib.loads(path.read_text())
     except OSError as error:
-        raise ConfigError(f"cannot read {str(path)!r}: {error.strerror}") from None
+        raise ConfigError(f"cannot read {shown}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{str(path)!r} is not valid TOML: {error}") from None
+        raise ConfigError(f"{shown} is not valid TOML: {error}") from None
+    unknown = [key for key in data if key not in _TABLES]
+    if unknown:
+        raise ConfigError(
+            f"{shown}: unknown table {unknown[0]!r} (known: [tournament] and [[bot]])"
+        )
     table = data.get("tournament", {})
-    for key, value in table.items():
-        if key not in _TYPES:
-            known = ", ".join(_TYPES)
-            raise ConfigError(f"{str(path)!r}: unknown setting {key!r} (known: {known})")
-        wanted = _TYPES[key]
-        if not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
-            raise ConfigError(f"{str(path)!r}: {key} cannot be {value!r}")
+    entries = data.get("bot", [])
+    if not isinstance(table, dict):
+        raise ConfigError(f"{shown}: tournament must be a [tournament] table, not {table!r}")
+    if not isinstance(entries, list):
+        raise ConfigError(f"{shown}: bot must be [[bot]] tables, not {entries!r}")
     base = path.parent
-    bots = []
-    for entry in data.get("bot", []):
-        if not isinstance(entry, dict) or "command" not in entry:
-            raise ConfigError(f"{str(path)!r}: every [[bot]] needs a command")
-        command = str(entry["command"])
-        name = entry.get("name")
-        try:
-            bots.append(parse_bot(f"{name}={command}" if name else command, base))
-        except BadBotSpec as error:
-            raise ConfigError(f"{str(path)!r}: {error}") from None
-    values: dict[str, Any] = dict(table)
-    if "variant" in values:
-        values["variant"] = variant(values["variant"])
-    for key in ("output", "tls_cert", "tls_key"):  # paths in the file are relative to it
-        if key in values:
-            values[key] = Path(os.path.normpath(base / values[key]))
+    bots = tuple(_bot(entry, base, shown) for entry in entries)
     try:
-        return replace(TournamentConfig(bots=tuple(bots)), **values)
-    except TypeError as error:
-        raise ConfigError(f"{str(path)!r}: {error}") from None
+        return TournamentConfig(bots=bots).with_settings(table, base)
+    except ConfigError as error:
+        raise ConfigError(f"{shown}: {error}") from None
 
 
-def variant(value: object) -> Variant:
-    """A Variant from its name; ConfigError naming the choices otherwise."""
+def _bot(entry: object, base: Path, shown: str) -> BotSpec:
+    """The bot of one `[[bot]]` table in the file `shown`, which lies in `base`."""
+    if not isinstance(entry, dict) or "command" not in entry:
+        raise ConfigError(f"{shown}: every [[bot]] needs a command")
+    unknown = [key for key in entry if key not in BOT_KEYS]
+    if unknown:
+        known = ", ".join(BOT_KEYS)
+        raise ConfigError(f"{shown}: unknown key {unknown[0]!r} in a [[bot]] (known: {known})")
+    for key, value in entry.items():
+        if not isinstance(value, str):
+            raise ConfigError(f"{shown}: a [[bot]]'s {key} must be a string, not {value!r}")
+    command, name = entry["command"], entry.get("name")
     try:
-        return Variant(str(value))
-    except ValueError:
-        choices = ", ".join(v.value for v in Variant)
-        raise ConfigError(f"unknown variant {value!r}: choose one of {choices}") from None
+        return parse_bot(f"{name}={command}" if name else command, base)
+    except BadBotSpec as error:
+        raise ConfigError(f"{shown}: {error}") from None
 
 
 def _suggest(bots: int, players: int) -> int:

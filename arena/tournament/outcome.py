@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.players import Fault, FaultKind
-from arena.rules import Decision, GameRecord, Settings, Variant
+from arena.rules import Decision, GameRecord, Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class GameSpec:
             "rotation": self.rotation,
             "seats": list(self.seats),
             "seed": self.seed,
-            "settings": _settings_to_dict(self.settings),
+            "settings": self.settings.to_dict(),
         }
 
     @classmethod
@@ -65,7 +65,7 @@ class GameSpec:
             rotation=data["rotation"],
             seats=tuple(data["seats"]),
             seed=data["seed"],
-            settings=_settings_from_dict(data["settings"]),
+            settings=Settings.from_dict(data["settings"]),
         )
 
 
@@ -141,26 +141,6 @@ class GameOutcome:
             faults=tuple(_fault_from_dict(fault) for fault in data["faults"]),
             disqualified=tuple(data["disqualified"]),
         )
-
-
-def _settings_to_dict(settings: Settings) -> dict[str, Any]:
-    """Settings as plain JSON values."""
-    return {
-        "players": settings.players,
-        "variant": settings.variant.value,
-        "end_score": settings.end_score,
-        "max_rounds": settings.max_rounds,
-    }
-
-
-def _settings_from_dict(data: dict[str, Any]) -> Settings:
-    """Settings from `_settings_to_dict`'s form."""
-    return Settings(
-        players=data["players"],
-        variant=Variant(data["variant"]),
-        end_score=data["end_score"],
-        max_rounds=data["max_rounds"],
-    )
 
 
 def _fault_to_dict(fault: Fault) -> dict[str, Any]:

@@ -47,16 +47,14 @@ async def run_tournament(config: TournamentConfig, progress: Progress | None = N
     every bot, and still writes the standings of what finished.
     """
     config.check()
-    try:
-        specs = schedule(
-            [bot.name for bot in config.bots],
-            config.settings(),
-            config.deals,
-            config.seed,
-            tables=config.sample,
-        )
-    except ValueError as error:
-        raise ConfigError(str(error)) from None
+    # Bad input raises ScheduleError, a ConfigError; anything else from it is a bug, not input.
+    specs = schedule(
+        [bot.name for bot in config.bots],
+        config.settings(),
+        config.deals,
+        config.seed,
+        tables=config.sample,
+    )
     output = config.output
     output.mkdir(parents=True, exist_ok=True)
     played = 0

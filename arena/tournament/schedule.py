@@ -22,6 +22,7 @@ from math import comb, gcd
 from typing import NamedTuple
 
 from arena.rules import Settings
+from arena.tournament.errors import ScheduleError
 from arena.tournament.outcome import GameSpec
 
 SEED_SCHEME = "arena.deal/1"
@@ -95,7 +96,7 @@ def schedule(
     names = sorted(bots)
     players = settings.players
     if deals < 1:
-        raise ValueError(f"each table must play at least 1 deal, not {deals!r}")
+        raise ScheduleError(f"each table must play at least 1 deal, not {deals!r}")
     seating = (
         round_robin(names, players)
         if tables is None
@@ -145,9 +146,9 @@ def balanced_sample(bots: Sequence[str], players: int, tables: int, seed: int) -
 def _check_bots(bots: Sequence[str], players: int) -> None:
     doubles = sorted(name for name, count in Counter(bots).items() if count > 1)
     if doubles:
-        raise ValueError(f"bot {doubles[0]!r} is entered twice: give each bot a unique name")
+        raise ScheduleError(f"bot {doubles[0]!r} is entered twice: give each bot a unique name")
     if len(bots) < players:
-        raise ValueError(
+        raise ScheduleError(
             f"{len(bots)} bots cannot fill a table of {players}: enter more bots or seat fewer"
         )
 
@@ -156,13 +157,13 @@ def _check_sample(bots: int, players: int, tables: int) -> None:
     full = comb(bots, players)
     step = bots // gcd(bots, players)  # table counts that seat every bot equally: its multiples
     if tables < 1 or tables > full:
-        raise ValueError(
+        raise ScheduleError(
             f"a sample must have 1 to {full} tables (the full round-robin), not {tables!r}"
         )
     if tables % step:
         lower, upper = tables - tables % step, tables - tables % step + step
         choices = " or ".join(str(n) for n in (lower, upper) if 0 < n <= full)
-        raise ValueError(
+        raise ScheduleError(
             f"{tables} tables of {players} cannot seat {bots} bots equally often "
             f"(tables x {players} must be a multiple of {bots}): use {choices} tables"
         )

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from arena.tournament.errors import TournamentMismatchError as TournamentMismatchError
 from arena.tournament.outcome import GameOutcome
 
 DATABASE = "results.sqlite"
@@ -64,10 +65,6 @@ def decode_outcome(spec: str, outcome: str, record: str) -> GameOutcome:
     data["spec"] = json.loads(spec)
     data["record"] = json.loads(record)
     return GameOutcome.from_dict(data)
-
-
-class TournamentMismatchError(ValueError):
-    """The database holds another tournament than the one being run."""
 
 
 class ResultStore:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server.errors import BotError
 from arena.server.lobby import BotSpec
 from arena.server.process import BotProcess, bot_environment
 from arena.server.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
@@ -44,7 +45,7 @@ _FIELDS: dict[str, str] = {
 """What a manifest may hold."""
 
 
-class BadSubmission(ValueError):
+class BadSubmission(BotError):
     """A submission that cannot play, with what its author should change."""
 
 

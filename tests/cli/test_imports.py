@@ -1,0 +1,83 @@
+"""Commands that need no gRPC do not load it: `import arena.cli`, `arena --help`, `arena replay`,
+`arena report` and `arena play` with built-in strategies. Each runs in a fresh interpreter, which
+then names every module it loaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.spectate.helpers import tournament
+
+pytestmark = pytest.mark.integration  # each test starts a Python process
+
+WIRE = ("grpc", "google.protobuf")
+"""Module name prefixes of gRPC and protobuf (grpc_health, grpc_reflection, ... included)."""
+
+_RUN = """
+import json, sys
+from arena.cli import main
+try:
+    main(json.loads(sys.argv[1]), standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded(*args: str) -> list[str]:
+    """The modules a fresh interpreter holds after `arena ARGS` (none: after `import arena.cli`)."""
+    code = _RUN if args else "import json, sys, arena.cli; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(list(args))],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return modules
+
+
+def wire(modules: list[str]) -> list[str]:
+    return [name for name in modules if name.startswith(WIRE)]
+
+
+def test_importing_the_cli_loads_no_grpc() -> None:
+    modules = loaded()
+    assert "arena.cli" in modules
+    assert wire(modules) == []
+
+
+def test_help_loads_no_grpc() -> None:
+    assert wire(loaded("--help")) == []
+
+
+def test_replay_loads_no_grpc(tmp_path: Path) -> None:
+    tournament(tmp_path / "out")
+    listing = loaded("replay", str(tmp_path / "out"))
+    assert "arena.spectate.replay" in listing and wire(listing) == []
+    one = loaded("replay", str(tmp_path / "out"), "--game", "1", "--no-color")
+    assert wire(one) == []
+
+
+def test_report_loads_no_grpc(tmp_path: Path) -> None:
+    tournament(tmp_path / "out")
+    modules = loaded("report", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert "arena.spectate.report" in modules and wire(modules) == []
+
+
+def test_play_with_built_in_strategies_loads_no_grpc() -> None:
+    modules = loaded("play", "--players", "3", "--seed", "4", "--max-rounds", "1")
+    assert "arena.players.strategies" in modules and wire(modules) == []
+
+
+def test_the_check_is_not_vacuous() -> None:
+    """`arena run --help` builds its options from the tournament's configuration, which does
+    load gRPC: the same check sees it there."""
+    assert "grpc" in wire(loaded("run", "--help"))

@@ -1,0 +1,170 @@
+"""A tournament's settings are declared once, in TournamentConfig: the tournament file, the
+`arena run` options, their defaults and help all follow that declaration."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import arena.cli
+from arena.cli import main
+from arena.rules import Variant
+from arena.tournament.config import SETTINGS, ConfigError, TournamentConfig, load
+
+BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
+LOWEST = BOTS / "lowest_bot.py"
+HIGHEST = BOTS / "highest_bot.py"
+TWO_BOTS = f"""
+[[bot]]
+name = "a"
+command = "{LOWEST}"
+
+[[bot]]
+name = "b"
+command = "{HIGHEST}"
+"""
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "t.toml"
+    path.write_text(text)
+    return path
+
+
+def refused(folder: Path, text: str) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load(write(folder, text))
+    return str(caught.value)
+
+
+def test_every_field_but_the_bots_is_a_setting() -> None:
+    assert [s.name for s in SETTINGS] == [f.name for f in fields(TournamentConfig)][1:]
+    assert all(s.help for s in SETTINGS)
+
+
+def test_every_setting_is_an_option_of_arena_run_showing_its_default() -> None:
+    shown = CliRunner().invoke(main, ["run", "--help"], terminal_width=2000)
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())  # a long option wraps its help: one line of it all
+    for setting in SETTINGS:
+        entry = re.search(re.escape(setting.option) + r" .*?\[default: (.*?)\]", text)
+        assert entry is not None and entry.group(1) == setting.shown, setting.option
+    assert "--first-deadline FLOAT" in shown.output
+    assert "--end-score INTEGER" in shown.output and "[default: 66]" in shown.output
+
+
+def test_the_defaults_are_the_declared_ones() -> None:
+    config = TournamentConfig()
+    for setting in SETTINGS:
+        if setting.name != "concurrency":  # made per config: the machine's cores
+            assert getattr(config, setting.name) == setting.default
+    assert config.end_score == 66 and config.first_deadline == 5.0
+
+
+def configured(monkeypatch: pytest.MonkeyPatch, *args: str) -> TournamentConfig:
+    """The config `arena run ARGS` would play, caught before anything runs."""
+    seen: list[TournamentConfig] = []
+
+    async def caught(config: TournamentConfig, quiet: bool) -> Any:
+        seen.append(config)
+        raise ConfigError("caught before the run")
+
+    monkeypatch.setattr(arena.cli, "_run", caught)
+    result = CliRunner().invoke(main, ["run", *args])
+    assert "caught before the run" in result.output, result.output
+    (config,) = seen
+    return config
+
+
+def test_first_deadline_from_the_command_line_and_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = write(tmp_path, "[tournament]\nfirst_deadline = 8\ndeadline = 2\n" + TWO_BOTS)
+    from_file = configured(monkeypatch, str(file))
+    assert from_file.first_deadline == 8.0 and isinstance(from_file.first_deadline, float)
+    assert from_file.bot_options().first_deadline == 8.0
+    overridden = configured(monkeypatch, str(file), "--first-deadline", "3.5")
+    assert overridden.first_deadline == 3.5 and overridden.deadline == 2.0
+    assert overridden.bot_options().first_deadline == 3.5
+
+
+def test_options_override_the_file_only_when_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = '[tournament]\nrestart = false\ninsecure = true\nvariant = "professional"\n'
+    file = write(tmp_path, text + 'output = "results"\n' + TWO_BOTS)
+    kept = configured(monkeypatch, str(file))
+    assert (kept.restart, kept.insecure, kept.variant) == (False, True, Variant.PROFESSIONAL)
+    assert kept.output == tmp_path / "results"  # relative to the file
+    changed = configured(monkeypatch, str(file), "--restart", "--variant", "standard")
+    assert (changed.restart, changed.insecure, changed.variant) == (True, True, Variant.STANDARD)
+    assert configured(monkeypatch, str(file), "--output", "here").output == Path("here")
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('protocol = "stdio"', "unknown key 'protocol' in a [[bot]] (known: name, command)"),
+        ("deadline = 5.0", "unknown key 'deadline' in a [[bot]]"),
+        ("name = 5", "a [[bot]]'s name must be a string, not 5"),
+    ],
+)
+def test_a_bot_table_holds_only_its_own_keys(tmp_path: Path, table: str, message: str) -> None:
+    text = f'[[bot]]\nname = "a"\ncommand = "{LOWEST}"\n[[bot]]\ncommand = "{HIGHEST}"\n{table}\n'
+    if table.startswith("name"):
+        text = f'[[bot]]\ncommand = "{HIGHEST}"\n{table}\n'
+    assert message in refused(tmp_path, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[tournamnet]\nplayers = 2\n", "unknown table 'tournamnet'"),
+        ("bot = 3\n", "bot must be [[bot]] tables, not 3"),
+        ("tournament = 3\n", "tournament must be a [tournament] table, not 3"),
+        ("[tournament]\nplayerz = 4\n", "unknown setting 'playerz'"),
+        ('[tournament]\ndeadline = "1"\n', "deadline cannot be '1'"),
+        ("[tournament]\nrestart = 1\n", "restart cannot be 1"),
+        ("[tournament]\nplayers = true\n", "players cannot be True"),
+        ("[tournament]\nseed = 1.5\n", "seed cannot be 1.5"),
+        ('[tournament]\nvariant = "chinese"\n', "unknown variant 'chinese': choose one of"),
+        ("[tournament]\noutput = 3\n", "output cannot be 3"),
+    ],
+)
+def test_a_tournament_file_holds_only_declared_settings(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    line = refused(tmp_path, text)
+    assert message in line and line.startswith(repr(str(tmp_path / "t.toml")))
+
+
+def test_with_settings_checks_each_value_by_its_declaration() -> None:
+    config = TournamentConfig().with_settings({"deadline": 2, "tls_cert": "c.pem"}, Path("/x"))
+    assert config.deadline == 2.0 and config.tls_cert == Path("/x/c.pem")
+    with pytest.raises(ConfigError, match="unknown setting 'bots'"):
+        TournamentConfig().with_settings({"bots": ()})
+    with pytest.raises(ConfigError, match="max_rounds cannot be '3'"):
+        TournamentConfig().with_settings({"max_rounds": "3"})
+
+
+def test_the_identity_holds_the_settings_in_their_own_form() -> None:
+    config = TournamentConfig(players=2, max_rounds=3, seed=4)
+    identity = config.identity()
+    assert {key: identity[key] for key in ("players", "variant", "end_score", "max_rounds")} == (
+        config.settings().to_dict()
+    )
+    assert identity == {
+        "bots": [],
+        "players": 2,
+        "variant": "standard",
+        "end_score": 66,
+        "max_rounds": 3,
+        "deals": 1,
+        "seed": 4,
+        "sample": None,
+    }
