@@ -39,9 +39,8 @@ def _integration_is_marked(
 
         return wrapper
 
-    monkeypatch.setattr(
-        subprocess.Popen, "_execute_child", noting("a process", subprocess.Popen._execute_child)
-    )
+    execute = subprocess.Popen._execute_child  # type: ignore[attr-defined]  # private, stable
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", noting("a process", execute))
     grpc = sys.modules.get("grpc")  # only if imported already: this check loads nothing
     if grpc is not None:
         monkeypatch.setattr(grpc, "server", noting("a gRPC server", grpc.server))
