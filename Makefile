@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit proto bench clean bots browser
+.PHONY: run test lint typecheck unit quick proto bench clean bots browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,11 @@ typecheck: $(STAMP)
 
 unit: $(STAMP) bots browser
 	$(BIN)/pytest
+
+# The unit tests alone, in seconds: everything not marked `integration` (no server, no bot
+# process, no browser). `make test` runs them all.
+quick: $(STAMP)
+	$(BIN)/pytest -m "not integration"
 
 # The arena's speed, each figure beside its baseline measured in the same run (a few minutes;
 # `.venv/bin/python -m bench.run --json` for every figure as JSON, `--quick` to check it runs).
