@@ -317,11 +317,10 @@ async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
 
     from arena.tournament.runner import run_tournament
 
-    task = asyncio.current_task()
-    assert task is not None
+    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, task.cancel)
+        loop.add_signal_handler(sig, stop.set)
     bar: tqdm[Never] | None = None
 
     def progress(done: int, total: int) -> None:
@@ -334,7 +333,9 @@ async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
             bar.update(done - bar.n)
 
     try:
-        return await run_tournament(config, progress)
+        return await run_tournament(
+            config, progress, stop=stop, announce=lambda line: click.echo(line, err=True)
+        )
     finally:
         if bar is not None:
             bar.close()
