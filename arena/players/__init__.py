@@ -16,6 +16,7 @@ from arena.players.strategies import (
     cheapest_row,
     choose,
     fallback,
+    method_for,
 )
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "cheapest_row",
     "choose",
     "fallback",
+    "method_for",
     "play_game",
     "play_local",
 ]

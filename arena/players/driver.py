@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from arena.players.base import Fault, Player, PlayerFault
 from arena.players.referee import Referee, Seat
-from arena.players.strategies import Strategy
+from arena.players.strategies import Strategy, method_for
 from arena.rules import Decision, Game, GameRecord, Phase, Settings
 
 
@@ -69,13 +69,17 @@ def play_local(
     game = _Game(settings, len(strategies), rng, rotation)
     engine = game.engine
     seats = game.seats([None] * len(strategies))
-    deciding = [strategy.decide for strategy in strategies]  # bound once, not every decision
+    methods = {  # bound once, not looked up for every decision
+        decision: [method_for(strategy, decision) for strategy in strategies]
+        for decision in Decision
+    }
     while (decision := game.decision()) is not None:
+        choose = methods[decision]
         answers = []
         for seat in engine.deciders:
             view = engine.view(seat)
             try:
-                answer: object = deciding[seat](decision, view)
+                answer: object = choose[seat](view)
             except PlayerFault as fault:
                 answer = fault
             answers.append(seats[seat].settle(decision, view, answer))

@@ -34,13 +34,19 @@ class Chooser(Protocol[Answer_co]):
         ...
 
 
+def method_for(chooser: Chooser[Answer_co], decision: Decision) -> Callable[[View], Answer_co]:
+    """The method of `chooser` that answers `decision`: the players' one switch over the kinds
+    of decision."""
+    if decision is Decision.CARD:
+        return chooser.choose_card
+    if decision is Decision.ROW:
+        return chooser.choose_row
+    return chooser.choose_draft
+
+
 def choose(chooser: Chooser[Answer_co], decision: Decision, view: View) -> Answer_co:
     """Ask `chooser` the method that answers `decision`."""
-    if decision is Decision.CARD:
-        return chooser.choose_card(view)
-    if decision is Decision.ROW:
-        return chooser.choose_row(view)
-    return chooser.choose_draft(view)
+    return method_for(chooser, decision)(view)
 
 
 def cheapest_row(rows: Rows) -> int:
