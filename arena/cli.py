@@ -166,7 +166,7 @@ def play(
         chosen = [cycle[seat % len(cycle)] for seat in range(seats)]
         names = [f"{seat}:{name}" for seat, name in enumerate(chosen)]
         local = [LocalPlayer(BUILTIN[name](f"{seed}:{seat}")) for seat, name in enumerate(chosen)]
-        result = asyncio.run(play_game(settings, local, random.Random(seed)))
+        result = asyncio.run(play_game(settings, local, random.Random(seed), names=names))
     click.echo(f"seed {seed}, " + render_game(result.record, names))
     for fault in result.faults:
         click.echo(fault_line(fault, names))

@@ -38,13 +38,14 @@ async def play_game(
     rng: random.Random,
     rotation: int = 0,
     referees: Sequence[Referee] | None = None,
+    names: Sequence[str] = (),
 ) -> GameResult:
     """Play one game to its end; `rng` deals, and nothing a player does can stop the game.
 
     `referees` (by seat) carry each bot's faults across games; by default every seat has its own,
-    which never disqualifies.
+    which never disqualifies. `names` (by seat) are shown in every view (see `Game`).
     """
-    game = _Game(settings, len(players), rng, rotation, players)
+    game = _Game(settings, len(players), rng, rotation, players, names)
     seats = game.seats(players, referees)
     while (decision := game.decision()) is not None:
         deciders = game.engine.deciders
@@ -59,14 +60,18 @@ async def play_game(
 
 
 def play_local(
-    settings: Settings, strategies: Sequence[Strategy], rng: random.Random, rotation: int = 0
+    settings: Settings,
+    strategies: Sequence[Strategy],
+    rng: random.Random,
+    rotation: int = 0,
+    names: Sequence[str] = (),
 ) -> GameResult:
     """The game `play_game` plays with `LocalPlayer(strategy)` at each seat, without awaiting.
 
     Equal results, several times faster: no event loop, no task per decision, and no events
     (a strategy has no hooks for them).
     """
-    game = _Game(settings, len(strategies), rng, rotation)
+    game = _Game(settings, len(strategies), rng, rotation, names=names)
     engine = game.engine
     seats = game.seats([None] * len(strategies))
     methods = {  # bound once, not looked up for every decision
@@ -98,11 +103,12 @@ class _Game:
         rng: random.Random,
         rotation: int,
         players: Sequence[Player] = (),
+        names: Sequence[str] = (),
     ) -> None:
         """A new game for `seats` players; `players` (by seat) hear its events."""
         if seats != settings.players:
             raise ValueError(f"{settings.players} seats but {seats} players")
-        self.engine = Game(settings, rng, rotation)
+        self.engine = Game(settings, rng, rotation, names=names)
         self.players = players
         self.faults: list[Fault] = []
         for seat, player in enumerate(players):

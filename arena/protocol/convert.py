@@ -164,6 +164,9 @@ def view_from_proto(msg: pb.View) -> View:
         tuple(msg.revealed),
         tuple(msg.table),
         tuple([tuple(hand.cards) for hand in msg.hands]),
+        tuple([tuple(row.cards) for row in msg.start_rows]),
+        tuple([tuple(cards.cards) for cards in msg.taken]),
+        tuple(msg.names),
     )
 
 
@@ -287,6 +290,9 @@ def _fill_view(msg: pb.View, view: View) -> None:
     msg.revealed.extend(view.revealed)
     msg.table.extend(view.table)
     _fill_cards(msg.hands, view.hands)
+    _fill_cards(msg.start_rows, view.start_rows)
+    _fill_cards(msg.taken, view.taken)
+    msg.names.extend(view.names)
 
 
 def _fill_turn(

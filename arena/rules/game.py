@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from arena.rules.cards import HAND_SIZE, ROW_COUNT
 from arena.rules.errors import PhaseError, RecordError
 from arena.rules.record import GameRecord, RoundRecord, TurnRecord
-from arena.rules.round import Phase, Round
+from arena.rules.round import Phase, Round, player_names
 from arena.rules.settings import Settings, Variant
 from arena.rules.views import View
 
@@ -39,7 +39,8 @@ class Game:
     """A game in progress, as a state machine: see `Round` for how decisions reach it.
 
     `rng` is used for dealing and nothing else, so games with the same seed get the same deals
-    whatever the players do.
+    whatever the players do. `names` are the players' names by seat, which the views show and
+    the rules never read ("seat 0", "seat 1", ... when none are given).
     """
 
     def __init__(
@@ -48,9 +49,11 @@ class Game:
         rng: random.Random,
         rotation: int = 0,
         deals: Sequence[RoundRecord] = (),
+        names: Sequence[str] = (),
     ) -> None:
         self.settings = settings
         self.rotation = rotation % settings.players
+        self.names = player_names(settings.players, names)
         self._rng = rng
         self._deals = deals
         self._rounds: list[RoundRecord] = []
@@ -116,12 +119,12 @@ class Game:
             # RULES.md: seat (round mod players) picks first. A duplicate rotation shifts the
             # first pick with the seats, so each bot in turn gets each position in the draft.
             first = (index + self.rotation) % settings.players
-            return Round.drafted(settings, index, self._totals, first)
+            return Round.drafted(settings, index, self._totals, first, self.names)
         if self._deals:
             dealt = self._deals[index]
-            return Round(settings, index, self._totals, dealt.rows, dealt.hands)
+            return Round(settings, index, self._totals, dealt.rows, dealt.hands, names=self.names)
         rows, hands = deal(settings, self._rng, self.rotation)
-        return Round.dealt(settings, index, self._totals, rows, hands)
+        return Round.dealt(settings, index, self._totals, rows, hands, self.names)
 
     def _after_decision(self, turn: TurnRecord | None) -> TurnRecord | None:
         if self.round.phase is Phase.OVER:

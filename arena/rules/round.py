@@ -94,10 +94,13 @@ class Round:
         hands: Sequence[Sequence[int]],
         table: Sequence[int] = (),
         first_picker: int = 0,
+        names: Sequence[str] = (),
     ) -> None:
         """A round from any position: `rows` as they lie, each seat's `hand`, the draft `table`.
 
-        `dealt` and `drafted` build the rounds of real games; this also sets up puzzles and tests.
+        `names` are the players' names by seat, shown in every view and otherwise ignored;
+        "seat 0", "seat 1", ... when none are given. `dealt` and `drafted` build the rounds of
+        real games; this also sets up puzzles and tests.
         """
         players = settings.players
         self.settings = settings
@@ -117,7 +120,10 @@ class Round:
         self._picks: list[int] = []
         self._dealt: tuple[tuple[int, ...], ...] = ()
         self._start_rows = self.rows
+        self._names = player_names(players, names)
         self._penalties = (0,) * players
+        self._taken: tuple[tuple[int, ...], ...] = ((),) * players
+        """The cards each seat took this round, by seat: replaced, never changed, as above."""
         self._turns: list[TurnRecord] = []
         self._played: tuple[tuple[int, ...], ...] = ()
         # The turn being resolved: its cards by seat, what is still to place, what was placed.
@@ -137,6 +143,7 @@ class Round:
         totals: Sequence[int],
         rows: Sequence[int],
         hands: Sequence[Sequence[int]],
+        names: Sequence[str] = (),
     ) -> Round:
         """A round whose hands and rows were dealt (the standard and professional variants)."""
         if len(rows) != ROW_COUNT or len(hands) != settings.players:
@@ -147,16 +154,21 @@ class Round:
         if any(len(hand) != HAND_SIZE for hand in hands):
             sizes = [len(hand) for hand in hands]
             raise InvalidDealError(f"every hand is dealt {HAND_SIZE} cards, not {sizes!r}")
-        return cls(settings, index, totals, [[card] for card in rows], hands)
+        return cls(settings, index, totals, [[card] for card in rows], hands, names=names)
 
     @classmethod
     def drafted(
-        cls, settings: Settings, index: int, totals: Sequence[int], first_picker: int
+        cls,
+        settings: Settings,
+        index: int,
+        totals: Sequence[int],
+        first_picker: int,
+        names: Sequence[str] = (),
     ) -> Round:
         """A round of the professional draft: every card in play lies face up to be picked."""
         table = range(1, settings.deck_size + 1)
         hands: list[list[int]] = [[] for _ in range(settings.players)]
-        return cls(settings, index, totals, (), hands, table, first_picker)
+        return cls(settings, index, totals, (), hands, table, first_picker, names)
 
     # -- what the round waits for -------------------------------------------------------------
 
@@ -191,6 +203,9 @@ class Round:
             self._cards if self.phase is Phase.ROW else (),
             self._table,
             tuple(self._hands) if self._public else (),
+            self._start_rows,
+            self._taken,
+            self._names,
         )
 
     # -- decisions ---------------------------------------------------------------------------------
@@ -311,11 +326,26 @@ class Round:
         penalties = list(self._penalties)
         penalties[seat] += sum(map(BULLHEADS.__getitem__, taken))
         self._penalties = tuple(penalties)
+        took = list(self._taken)
+        took[seat] += taken
+        self._taken = tuple(took)
         self._placements.append(make_placement(seat, card, row, taken, chosen))
 
     def _expect(self, phase: Phase) -> None:
         if self.phase is not phase:
             raise PhaseError(f"the round waits for {self.phase.name}, not {phase.name}")
+
+
+def player_names(players: int, names: Sequence[str] = ()) -> tuple[str, ...]:
+    """The names views show, by seat: `names` as given, or "seat 0", "seat 1", ... if none.
+
+    The rules never read them; MisuseError unless there is exactly one per seat.
+    """
+    if not names:
+        return tuple([f"seat {seat}" for seat in range(players)])
+    if len(names) != players or not all(isinstance(name, str) for name in names):
+        raise MisuseError(f"expected {players} names (strings), got {tuple(names)!r}")
+    return tuple(names)
 
 
 def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:

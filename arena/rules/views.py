@@ -1,4 +1,10 @@
-"""What one seat is shown when asked to decide: exactly what a player at a real table knows."""
+"""What one seat is shown when asked to decide: exactly what a player at a real table knows.
+
+That is every card the seat has seen this round, and nothing it has not: its own hand, the rows
+as they began the round and as they are, every card revealed in its turns, what each seat took,
+and in the draft variant the face-up table and every hand. A stateless bot can count cards from
+one view alone. Earlier rounds are gone (every round is dealt afresh) but for their totals.
+"""
 
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +43,13 @@ class View:
     """In the draft: the cards still face up on the table, ascending. Empty otherwise."""
     hands: tuple[tuple[int, ...], ...] = ()
     """In the draft variant every hand is public: all hands by seat. Empty otherwise."""
+    start_rows: Rows = ()
+    """The rows as this round's play began (turn 0): each row's starting card as dealt, or in the
+    draft variant the 4 cards left after it. Empty during the draft."""
+    taken: tuple[tuple[int, ...], ...] = ()
+    """The cards each seat has taken this round, by seat, each seat's in the order taken."""
+    names: tuple[str, ...] = ()
+    """The players' names, by seat: opaque to the rules, given to the game by whoever runs it."""
 
 
 class _Unfrozen:
@@ -58,6 +71,9 @@ def make_view(
     revealed: tuple[int, ...],
     table: tuple[int, ...],
     hands: tuple[tuple[int, ...], ...],
+    start_rows: Rows,
+    taken: tuple[tuple[int, ...], ...],
+    names: tuple[str, ...],
 ) -> View:
     """`View(...)` with every field given, about five times faster: for the engine, which
     builds a view for every decision.
@@ -81,6 +97,9 @@ def make_view(
     view.revealed = revealed
     view.table = table
     view.hands = hands
+    view.start_rows = start_rows
+    view.taken = taken
+    view.names = names
     view.__class__ = View
     built: View = view  # not typing.cast, which is a call at run time
     return built

@@ -13,7 +13,7 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -132,6 +132,13 @@ class _Script:
     standard: _Game
     draft: _Game
 
+    @property
+    def fullest(self) -> View:
+        """The card view of the standard game with the most seats that took cards, after turn 0
+        of a later round: starting rows, takes, totals and earlier turns all hold something."""
+        views = [v for v in self.standard.views(Decision.CARD) if v.round > 0 and v.turn > 0]
+        return max(views, key=lambda v: (sum(map(bool, v.taken)), v.turn))
+
     @classmethod
     async def make(cls) -> _Script:
         # The first seed whose game holds a row choice (the fallback's low cards make one soon).
@@ -149,7 +156,11 @@ class _Script:
 
 
 class _Scene:
-    """One situation's scripted exchange with the bot, and what it was sent (for messages)."""
+    """One situation's scripted exchange with the bot, and what it was sent (for messages).
+
+    A bot that said `skip_events` in its hello is sent no game events, as in a tournament: only
+    requests, fault notices, and messages of kinds it cannot know (which every bot must skip).
+    """
 
     def __init__(self, connection: Connection, bot_name: str, options: CheckOptions) -> None:
         self.connection = connection
@@ -161,18 +172,30 @@ class _Scene:
         self.connection.send(message)
         self.sent.append(what)
 
-    def start(self, game_id: str, settings: Settings, seat: int = 0) -> None:
+    def event(self, message: pb.ArenaMessage, what: str) -> None:
+        """Send a game event, unless the bot asked for none."""
+        if not self.connection.skip_events:
+            self.send(message, what)
+
+    def names(self, settings: Settings, seat: int) -> tuple[str, ...]:
+        """The players' names of a scripted game: the bot's own at its seat."""
         names = [f"check-{n}" for n in range(settings.players)]
         names[seat] = self.bot_name
+        return tuple(names)
+
+    def start(self, game_id: str, settings: Settings, seat: int = 0) -> None:
+        names = self.names(settings, seat)
         event = convert.game_started_to_proto(game_id, seat, settings, names)
-        self.send(pb.ArenaMessage(game_started=event), f"GameStarted {game_id}")
+        self.event(pb.ArenaMessage(game_started=event), f"GameStarted {game_id}")
 
     def end(self, game_id: str, record: GameRecord) -> None:
         event = convert.game_ended_to_proto(game_id, record.totals, record.winners)
-        self.send(pb.ArenaMessage(game_ended=event), f"GameEnded {game_id}")
+        self.event(pb.ArenaMessage(game_ended=event), f"GameEnded {game_id}")
 
     def request(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
-        """Send a request; its id. A protocol breach charged to the bot fails the check."""
+        """Send a request, the view naming the players as GameStarted did; its id. A protocol
+        breach charged to the bot fails the check."""
+        view = replace(view, names=self.names(view.settings, view.seat))
         try:
             request_id = self.connection.request(game_id, decision, view, deadline)
         except PlayerFault as fault:
@@ -316,12 +339,32 @@ async def _events(scene: _Scene, script: _Script) -> str:
         ),
     }
     scene.start("events", game.settings)
+    always = ("FaultNotice", "a message of a kind from a newer protocol")
     for what, message in events.items():
-        scene.send(message, what)
+        if what in always:
+            scene.send(message, what)
+        else:
+            scene.event(message, what)
     expected = f"after every kind of event, {_hand(view)}"
     card, _ = await scene.ask("events", Decision.CARD, view, scene.options.deadline, expected)
     scene.end("events", record)
+    if scene.connection.skip_events:
+        return f"card {card} after {', '.join(always)} (it skips events: sent no others)"
     return f"card {card} after {len(events) + 1} events"
+
+
+async def _full_view(scene: _Scene, script: _Script) -> str:
+    game = script.standard
+    view = script.fullest
+    scene.start("full", game.settings, view.seat)
+    took = sum(map(bool, view.taken))
+    expected = f"{_hand(view)}, from a view late in round {view.round + 1}"
+    card, took_ms = await scene.ask("full", Decision.CARD, view, scene.options.deadline, expected)
+    scene.end("full", game.record)
+    return (
+        f"card {card} in {_ms(took_ms)}, from a view of turn {view.turn + 1} with the starting "
+        f"rows, {took} seats' takes and the names"
+    )
 
 
 Situation = Callable[[_Scene, _Script], Awaitable[str]]
@@ -333,6 +376,7 @@ SITUATIONS: Sequence[tuple[str, Situation]] = (
     ("handles a draft request", _draft),
     ("handles two games at once", _two_games),
     ("ignores events it does not use", _events),
+    ("reads a view with every field filled", _full_view),
 )
 HELLO = "connects and says hello in time"
 EXIT = "exits when the stream closes"

@@ -39,7 +39,9 @@ class Session:
                 for bot, instance in zip(bots, instances, strict=True)
             ]
             referees = [bot.referee for bot in bots]
-            return await play_game(settings, players, random.Random(seed), rotation, referees)
+            return await play_game(
+                settings, players, random.Random(seed), rotation, referees, names=seats
+            )
         finally:
             for bot, instance in zip(bots, instances, strict=True):
                 if instance is not None:

@@ -19,16 +19,19 @@ from arena.server.specs import parse_bot
 from tests.anybot.conftest import TEST_BOTS
 from tests.server.helpers import SAMPLE_BOTS
 
-VIEW = View(
+VIEW = View(  # turn 0 placed 9, 30 and 61; in turn 1, 3 took row 1 for 5, then 70 and 101 went on
     settings=Settings(players=3),
     seat=1,
     round=0,
     turn=2,
     hand=(12, 40, 77),
-    rows=((5, 9), (33,), (60, 61, 70), (90,)),
-    penalties=(0, 2, 0),
+    rows=((5, 9), (3,), (60, 61, 70), (90, 101)),
+    penalties=(5, 0, 0),
     totals=(0, 0, 0),
-    played=((3, 55, 80), (8, 20, 101)),
+    played=((9, 30, 61), (3, 70, 101)),
+    start_rows=((5,), (25,), (60,), (90,)),
+    taken=((25, 30), (), ()),
+    names=("alice", "mine", "carol"),
 )
 
 
@@ -54,16 +57,19 @@ def test_a_request_line_holds_every_field_under_the_proto_names() -> None:
                 "hand": [12, 40, 77],
                 "rows": [
                     {"cards": [5, 9]},
-                    {"cards": [33]},
+                    {"cards": [3]},
                     {"cards": [60, 61, 70]},
-                    {"cards": [90]},
+                    {"cards": [90, 101]},
                 ],
-                "penalties": [0, 2, 0],
+                "penalties": [5, 0, 0],
                 "totals": [0, 0, 0],
-                "played": [{"cards": [3, 55, 80]}, {"cards": [8, 20, 101]}],
+                "played": [{"cards": [9, 30, 61]}, {"cards": [3, 70, 101]}],
                 "revealed": [],
                 "table": [],
                 "hands": [],
+                "start_rows": [{"cards": [5]}, {"cards": [25]}, {"cards": [60]}, {"cards": [90]}],
+                "taken": [{"cards": [25, 30]}, {"cards": []}, {"cards": []}],
+                "names": ["alice", "mine", "carol"],
             },
         }
     }

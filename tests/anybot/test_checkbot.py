@@ -19,7 +19,7 @@ from tests.anybot.conftest import ROOT, TEST_BOTS
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
 SAMPLE_PYTHON = ROOT / "sample_bots" / "python"
-CARD, DEADLINE, ROW, DRAFT, TWO_GAMES, EVENTS, EXIT = NAMES[1:]
+CARD, DEADLINE, ROW, DRAFT, TWO_GAMES, EVENTS, FULL, EXIT = NAMES[1:]
 
 
 def check(command: str, logs: Path, deadline: float = 5.0) -> dict[str, Check]:
@@ -50,12 +50,28 @@ def test_every_sample_bot_passes_every_check(logs: Path, node_bot: Path, line_bo
 @pytest.mark.integration
 def test_a_card_not_in_hand_fails_the_card_checks(logs: Path) -> None:
     results = check(str(TEST_BOTS / "illegal_card_bot.py"), logs)
-    assert failures(results) == {CARD, DEADLINE, TWO_GAMES, EVENTS}
+    assert failures(results) == {CARD, DEADLINE, TWO_GAMES, EVENTS, FULL}
     card = results[CARD]
     assert card.expected.startswith("a card from its hand [")
     assert "illegal card" in card.got and "not in the hand" in card.got
     assert "asked for a card in round 0 turn 0" in card.log  # the bot's own words, from its log
     assert "in neither hand" in results[TWO_GAMES].got
+
+
+@pytest.mark.integration
+def test_a_bot_that_skips_events_is_sent_none(logs: Path) -> None:
+    """As the proto says: requests and fault notices only (and a kind it cannot know)."""
+    results = check(str(TEST_BOTS / "strict_skip_bot.py"), logs)
+    assert failures(results) == set(), [str(r) for r in results.values() if not r.passed]
+    assert "it skips events: sent no others" in results[EVENTS].got
+
+
+@pytest.mark.integration
+def test_the_full_view_check_sends_every_field(logs: Path) -> None:
+    results = check(str(SAMPLE_PYTHON / "lowest_bot.py"), logs)
+    assert results[FULL].passed
+    assert "with the starting rows," in results[FULL].got
+    assert "takes and the names" in results[FULL].got
 
 
 @pytest.mark.integration

@@ -18,8 +18,12 @@ class PlayedGame:
 
 
 def play(settings: Settings, seed: int) -> PlayedGame:
-    """Play a whole game dealt from `seed`, every seat at random, keeping each view asked."""
-    game = Game(settings, random.Random(seed))
+    """Play a whole game dealt from `seed`, every seat at random, keeping each view asked.
+
+    The players are named after the seed and their seat, so that views carry names of their own.
+    """
+    names = [f"bot-{seed}-{seat}" for seat in range(settings.players)]
+    game = Game(settings, random.Random(seed), names=names)
     seats = [Random(f"{seed}:{seat}") for seat in range(settings.players)]
     asked: list[tuple[Decision, View]] = []
     while (phase := game.phase) is not Phase.OVER:

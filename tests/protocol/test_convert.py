@@ -85,6 +85,36 @@ def test_a_draft_view_survives_the_wire_with_its_table_and_hands() -> None:
     assert (back.table, back.hands) == (view.table, view.hands)
 
 
+def test_a_late_view_survives_the_wire_with_its_starting_rows_takes_and_names() -> None:
+    game = play(Settings(4), seed=5)
+    view = next(v for _, v in game.asked if sum(map(bool, v.taken)) >= 2)
+    msg = pb.View.FromString(view_to_proto(view).SerializeToString())
+    assert [list(row.cards) for row in msg.start_rows] == [list(row) for row in view.start_rows]
+    assert [list(cards.cards) for cards in msg.taken] == [list(cards) for cards in view.taken]
+    assert list(msg.names) == ["bot-5-0", "bot-5-1", "bot-5-2", "bot-5-3"]
+    assert len(msg.start_rows) == 4 and len(msg.taken) == 4
+    assert view_from_proto(msg) == view
+
+
+def test_the_new_view_fields_keep_their_numbers() -> None:
+    """Added in protocol version 1 with numbers of their own: an older bot skips them."""
+    numbers = {f.name: f.number for f in pb.View.DESCRIPTOR.fields}
+    assert (numbers["start_rows"], numbers["taken"], numbers["names"]) == (13, 14, 15)
+    older = [n for name, n in numbers.items() if name not in ("start_rows", "taken", "names")]
+    assert sorted(older) == list(range(1, 13))
+
+
+def test_a_placement_row_reads_as_an_answer_row_does() -> None:
+    """Placement.row and Answer.row are both int32, and 0 to 3 are the same bytes either way."""
+    placement = pb.Placement.DESCRIPTOR.fields_by_name["row"]
+    answer = pb.Answer.DESCRIPTOR.fields_by_name["row"]
+    assert placement.type == answer.type == placement.TYPE_INT32
+    for row in range(4):  # Settings.end_score is a uint32 numbered 3, as Placement.row was
+        as_uint32 = pb.Settings(end_score=row).SerializeToString()
+        assert pb.Placement(row=row).SerializeToString() == as_uint32
+        assert pb.Placement.FromString(as_uint32).row == row
+
+
 @hypothesis_settings(max_examples=25, deadline=None)
 @given(settings=strategies.settings(), seed=strategies.seeds)
 def test_views_of_any_game_survive_the_wire(settings: Settings, seed: int) -> None:

@@ -32,7 +32,9 @@ def first_view(asked: tuple[tuple[Decision, View], ...], decision: Decision) -> 
     return next(view for kind, view in asked if kind is decision)
 
 
-CARD_VIEW = first_view(STANDARD.asked, Decision.CARD)
+CARD_VIEW = next(  # late in a round: every field of the view holds something
+    view for kind, view in STANDARD.asked if kind is Decision.CARD and any(view.taken)
+)
 ROW_VIEW = first_view(STANDARD.asked, Decision.ROW)
 DRAFT_VIEW = first_view(DRAFT.asked, Decision.DRAFT)
 TURN = STANDARD.record.rounds[0].turns[0]
@@ -200,7 +202,8 @@ def test_the_sdk_says_hello_answers_each_kind_of_request_and_relays_every_event(
     assert answers[13].WhichOneof("choice") == "card"
     assert answers[13].card == DRAFT_VIEW.table[-1]
 
-    # The bot saw plain Python objects, equal to what the arena meant.
+    # The bot saw plain Python objects, equal to what the arena meant, every field included.
+    assert CARD_VIEW.start_rows and any(CARD_VIEW.taken) and CARD_VIEW.names[1] == "bot-2-1"
     decisions = [call for call in bot.calls if call[0] in ("card", "row", "draft")]
     assert sorted(decisions, key=lambda call: call[0]) == [
         ("card", CARD_VIEW),

@@ -125,7 +125,7 @@ class Cards(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("settings", "seat", "round", "turn", "hand", "rows", "penalties", "totals", "played", "revealed", "table", "hands")
+    __slots__ = ("settings", "seat", "round", "turn", "hand", "rows", "penalties", "totals", "played", "revealed", "table", "hands", "start_rows", "taken", "names")
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +138,9 @@ class View(_message.Message):
     REVEALED_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     HANDS_FIELD_NUMBER: _ClassVar[int]
+    START_ROWS_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
     settings: Settings
     seat: int
     round: int
@@ -150,7 +153,10 @@ class View(_message.Message):
     revealed: _containers.RepeatedScalarFieldContainer[int]
     table: _containers.RepeatedScalarFieldContainer[int]
     hands: _containers.RepeatedCompositeFieldContainer[Cards]
-    def __init__(self, settings: _Optional[_Union[Settings, _Mapping]] = ..., seat: _Optional[int] = ..., round: _Optional[int] = ..., turn: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., penalties: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., revealed: _Optional[_Iterable[int]] = ..., table: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ...) -> None: ...
+    start_rows: _containers.RepeatedCompositeFieldContainer[Cards]
+    taken: _containers.RepeatedCompositeFieldContainer[Cards]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, settings: _Optional[_Union[Settings, _Mapping]] = ..., seat: _Optional[int] = ..., round: _Optional[int] = ..., turn: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., penalties: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., revealed: _Optional[_Iterable[int]] = ..., table: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., start_rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., taken: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Request(_message.Message):
     __slots__ = ("request_id", "game_id", "decision", "deadline_ms", "view")

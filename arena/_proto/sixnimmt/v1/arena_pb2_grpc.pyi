@@ -4,9 +4,14 @@ isort:skip_file
 The wire protocol between the 6 nimmt! arena and a bot. Protocol version 1.
 
 This file is the whole contract: a bot author in any language needs nothing else. Generate the
-client code for your language from it with protoc (package `sixnimmt.v1`, service `Arena`).
+client code for your language from it with protoc (package `sixnimmt.v1`, service `Arena`;
+docs/writing-a-bot.md gives the commands for C++, Go, JavaScript and Python).
 The rules of the game are those of 6 nimmt! (Wolfgang Kramer, 1994), summed up where they
 matter below.
+
+Fields added to a message keep protocol version 1, as protobuf's rules for adding fields
+allow: a bot built from an older copy of this file skips them unread, and one built from this
+copy reads them. View.start_rows, View.taken and View.names were added so (numbers 13 to 15).
 
 CONNECTING
 The arena is the gRPC server; a bot is a client. The arena starts each bot process with two
@@ -28,7 +33,9 @@ THE FLOW OF ONE CONNECTION
    RoundEnded, GameEnded, FaultNotice: news that needs no reply). The bot replies to each
    Request with exactly one Answer carrying the same request_id, before the deadline.
    A bot that said Hello.skip_events gets no GameStarted, TurnRevealed, RoundEnded or
-   GameEnded: only Requests and FaultNotices.
+   GameEnded: only Requests and FaultNotices. Every bot, skip_events or not, must skip a
+   message of a kind it does not know: a newer arena may add kinds (`arena check-bot` sends
+   one).
 4. When the arena has no more games for the bot, it closes the stream (status OK). The bot
    should then exit. If the stream ends any other way, the bot should exit too: the arena
    decides whether to start it again.
@@ -48,6 +55,22 @@ GAMES, REQUESTS AND ANSWERS
   card in hand; the row with the fewest bullheads, the lowest row number on ties; the lowest
   card on the draft table), carries on with the game, and sends a FaultNotice saying why.
   After too many faults the bot is disqualified and the fallback plays for it from then on.
+
+TIME CONTROLS
+Every limit a bot is held to, with its default; an organizer may change each (the `arena run`
+option is named). The deadline of each Request is in its deadline_ms: read it, do not assume.
+- Start-up: a bot the arena launches must connect and send its Hello within 10 s of being
+  started (--startup-timeout), or it is not connected for that game; two failed starts in a
+  row disqualify it. A stream that sends no Hello within 10 s of opening is ended with
+  INVALID_ARGUMENT.
+- A decision: Request.deadline_ms, counted by the arena from when it issued the Request:
+  1000 ms (--deadline) for every decision but the first one each game asks of a bot, which
+  gets 5000 ms (--first-deadline, never less than --deadline) so that a bot may warm up.
+- CPU time: no limit by default; --cpu-seconds caps each bot process's CPU time over its
+  whole life (the kernel kills it past the cap).
+- The end: once the arena closes the stream (status OK), the bot has 1 s to exit by itself;
+  then it is stopped (SIGTERM, and SIGKILL if it is still there 2 s later).
+Nothing else is timed: there is no clock per game or per tournament, and events need no reply.
 
 THE GAME, IN SHORT
 Cards are numbered 1 to 104; each carries bullheads (penalty points): 55 has 7; other
