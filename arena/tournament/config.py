@@ -73,7 +73,7 @@ class TournamentConfig:
         default=None,
         metadata=setting(
             "Games per table: a multiple of the seats (each deal is played once per seat "
-            "rotation).",
+            "rotation); in the professional-draft variant, whose set-up has no chance, one set.",
             shown="one deal per table",
         ),
     )
@@ -222,6 +222,12 @@ class TournamentConfig:
                 f"games per table must be a multiple of {seats} (one game per seat rotation "
                 f"of each deal), not {self.games!r}: "
                 f"try --games {seats * max(1, round((self.games or 0) / seats))}"
+            )
+        if self.variant is Variant.PROFESSIONAL_DRAFT and self.deals > 1:
+            raise ConfigError(
+                f"--games {self.games}: the professional-draft variant deals nothing at random, "
+                f"so every deal of a table is the same game; a table plays one set of {seats} "
+                f"games (one per seat rotation): use --games {seats} or leave --games out"
             )
         if self.deadline <= 0:
             raise ConfigError(f"the deadline must be more than 0 seconds, not {self.deadline!r}")

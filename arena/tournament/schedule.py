@@ -8,6 +8,11 @@ were entered in and whatever order the games are played in.
 Duplicate deals: each table plays each deal once per seat rotation. With rotation r, seat s holds
 the hand dealt to seat (s + r) mod players (see `arena.rules.deal`), so across the rotations of a
 deal every bot of the table holds every hand, against the same opponents.
+
+The professional-draft variant deals nothing: every card lies face up and the players draft
+their hands (RULES.md: its set-up has no chance). Every deal of a table would be the same game,
+so a table plays its draft once per seat rotation (each bot picks first once in every round of
+the set) and no more: more than one deal is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from itertools import combinations
 from math import comb, gcd
 from typing import NamedTuple
 
-from arena.rules import Settings
+from arena.rules import Settings, Variant
 from arena.tournament.errors import ScheduleError
 from arena.tournament.outcome import GameSpec
 
@@ -97,6 +102,11 @@ def schedule(
     players = settings.players
     if deals < 1:
         raise ScheduleError(f"each table must play at least 1 deal, not {deals!r}")
+    if settings.variant is Variant.PROFESSIONAL_DRAFT and deals > 1:
+        raise ScheduleError(
+            f"{deals} deals: the professional-draft variant deals nothing at random, so a table "
+            f"plays its draft once per seat rotation ({players} games) and no more"
+        )
     seating = (
         round_robin(names, players)
         if tables is None

@@ -10,6 +10,7 @@ from arena.cli import main
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
 LOWEST = str(BOTS / "lowest_bot.py")
 HIGHEST = str(BOTS / "highest_bot.py")
+DRAFT = ("--variant", "professional-draft")
 
 
 def refuse(*args: str) -> str:
@@ -49,6 +50,12 @@ def refuse(*args: str) -> str:
         (
             ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--games", "3"],
             "games per table must be a multiple of 2",
+        ),
+        (
+            [*("--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}"), *DRAFT, "--games", "4"],
+            "--games 4: the professional-draft variant deals nothing at random, so every deal of "
+            "a table is the same game; a table plays one set of 2 games (one per seat rotation): "
+            "use --games 2 or leave --games out",
         ),
         (["--bot", f"a b={LOWEST}", "--bot", f"b={HIGHEST}"], "no such command 'a'"),
         (["--bot", f"../evil={LOWEST}", "--bot", f"b={HIGHEST}"], "no such file '../evil=/"),

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.rules import Settings, deal
+from arena.players import Lowest, play_local
+from arena.rules import Settings, Variant, deal
 from arena.tournament import (
     GameSpec,
     balanced_sample,
@@ -239,3 +240,25 @@ def test_refuses_too_few_bots() -> None:
 def test_refuses_no_deals() -> None:
     with pytest.raises(ValueError, match="at least 1 deal, not 0"):
         schedule(BOTS, Settings(players=3), 0, 0)
+
+
+def test_the_draft_is_played_once_per_seat_rotation() -> None:
+    """RULES.md: the draft's set-up has no chance, so a second deal would be the same games."""
+    draft = Settings(players=3, variant=Variant.PROFESSIONAL_DRAFT)
+    specs = schedule(BOTS, draft, 1, 0)
+    assert len(specs) == comb(5, 3) * 3
+    for table in {spec.table for spec in specs}:
+        assert sorted(s.rotation for s in specs if s.table == table) == [0, 1, 2]
+    with pytest.raises(ValueError, match="professional-draft variant deals nothing at random"):
+        schedule(BOTS, draft, 2, 0)
+
+
+def test_every_rotation_of_a_draft_game_opens_with_another_first_picker() -> None:
+    """The rotation is all that tells the games of a table apart: each bot picks first once."""
+    draft = Settings(players=3, variant=Variant.PROFESSIONAL_DRAFT, max_rounds=1)
+    firsts = []
+    for rotation in range(3):
+        strategies_ = [Lowest(), Lowest(), Lowest()]
+        record = play_local(draft, strategies_, random.Random(rotation), rotation).record
+        firsts.append(record.rounds[0].first_picker)
+    assert sorted(firsts) == [0, 1, 2]
