@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.server.errors import BotError
@@ -76,7 +77,7 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
     if not argv:
         raise BadBotSpec(f"{command!r} has no command: write NAME=COMMAND")
     program = argv[0]
-    name = check_name(name or Path(program).stem)
+    name = check_name(name or default_name(argv, base))
     if "/" in program or program.endswith(".py"):
         path = (base or Path()) / program
         if not path.is_file():
@@ -96,6 +97,24 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
     if protocol == "stdio":
         argv[:0] = BRIDGE
     return BotSpec(name, tuple(argv))
+
+
+def default_name(argv: Sequence[str], base: Path | None = None) -> str:
+    """The name a bot gets when none is given: its program file's, never its interpreter's.
+
+    `./bot`, `bot.py` and `/x/bot.js` name the program themselves; a command found on PATH (an
+    interpreter: `node bot.js`, `perl bot.pl`, `python3 -u bot.py`, `java -jar bot.jar`) is named
+    after its first argument that is a file (relative to `base`), or the module of `-m MODULE`,
+    else after itself.
+    """
+    program = argv[0]
+    if "/" not in program and not program.endswith(".py"):
+        for index, argument in enumerate(argv[1:], start=1):
+            if argument == "-m" and index + 1 < len(argv):
+                return argv[index + 1].rpartition(".")[2]
+            if not argument.startswith("-") and ((base or Path()) / argument).is_file():
+                return Path(argument).stem
+    return Path(program).stem
 
 
 def check_name(name: str) -> str:

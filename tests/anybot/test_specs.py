@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -54,3 +55,36 @@ def test_a_tournament_file_takes_stdio_commands_relative_to_itself(tmp_path: Pat
     line, me = load(tmp_path / "t.toml").bots
     assert line.argv == (*BRIDGE, sys.executable, str(tmp_path / "bots" / "line.py"))
     assert me.argv is None
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("node bot.js", "bot"),
+        ("stdio:perl bot.pl", "bot"),
+        ("python3 -u bot.py --level 3", "bot"),
+        ("java -jar bot.jar", "bot"),
+        ("python3 -m bots.mine", "mine"),
+        ("./bot --config cfg.json", "bot"),
+        ("bot.py", "bot"),
+        ("node", "node"),
+    ],
+)
+def test_a_default_name_comes_from_the_program_file_not_the_interpreter(
+    tmp_path: Path, command: str, name: str
+) -> None:
+    for file in ("bot.js", "bot.pl", "bot.py", "bot.jar", "cfg.json", "bot"):
+        (tmp_path / file).write_text("")
+    (tmp_path / "bot").chmod(0o755)
+    if "perl" in command and shutil.which("perl") is None:
+        pytest.skip("no perl")
+    assert parse_bot(command, base=tmp_path).name == name
+
+
+def test_two_interpreted_bots_get_names_of_their_own(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "a" / "alpha.js").write_text("")
+    (tmp_path / "b" / "beta.js").write_text("")
+    names = {parse_bot(f"node {f}", base=tmp_path).name for f in ("a/alpha.js", "b/beta.js")}
+    assert names == {"alpha", "beta"}
