@@ -13,7 +13,7 @@ import ctypes
 import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,9 +48,19 @@ class Limits:
         return [sys.executable, "-m", "arena.server.rlimit", *limits, "--", *argv]
 
 
+ARENA_BIN = os.path.dirname(sys.executable)
+"""The folder of the arena's own Python (its virtualenv's `bin`), first on every bot's PATH."""
+
+
 def bot_environment(address: str, token: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
-    """The whole environment of a bot: a few harmless variables, its address and its token."""
+    """The whole environment of a bot: a few harmless variables, its address and its token.
+
+    PATH is the arena's with the folder of the arena's own Python first, so that `python3`,
+    `python` and `#!/usr/bin/env python3` in a bot's command run the Python that has the SDK.
+    """
     env = {name: os.environ[name] for name in _KEPT_VARIABLES if name in os.environ}
+    rest = [d for d in env.get("PATH", os.defpath).split(os.pathsep) if d and d != ARENA_BIN]
+    env["PATH"] = os.pathsep.join([ARENA_BIN, *rest])
     env.update(extra)
     env[ADDRESS_VARIABLE] = address
     env[TOKEN_VARIABLE] = token
@@ -78,8 +88,11 @@ class BotProcess:
         log_path: Path,
         log_cap: int,
         limits: Limits = Limits(),
+        *,
+        on_output: Callable[[bytes], None] | None = None,
     ) -> BotProcess:
-        """Launch `argv` in a new session (its own process group), output into `log_path`.
+        """Launch `argv` in a new session (its own process group), output into `log_path`
+        (and to `on_output`, piece by piece as the log keeps it).
 
         Raises OSError when the command cannot be started (not found, not executable).
         """
@@ -94,7 +107,7 @@ class BotProcess:
             start_new_session=True,
         )
         assert process.stdout is not None
-        pump = asyncio.create_task(_copy_capped(process.stdout, log_path, log_cap))
+        pump = asyncio.create_task(_copy_capped(process.stdout, log_path, log_cap, on_output))
         return cls(process, pump, env.get(TOKEN_VARIABLE, ""))
 
     @property
@@ -180,10 +193,16 @@ def kill_escaped(token: str) -> None:
             os.waitpid(child.pid, 0)
 
 
-async def _copy_capped(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
+async def _copy_capped(
+    stream: asyncio.StreamReader,
+    path: Path,
+    cap: int,
+    on_output: Callable[[bytes], None] | None = None,
+) -> None:
     """Copy a bot's output into its log until the log holds `cap` bytes, then keep draining it
-    unwritten. The cap is for the log, not for one run: a bot restarted after a crash appends
-    to what its earlier runs wrote."""
+    unwritten; `on_output` is told each piece the log keeps, as it is written. The cap is for
+    the log, not for one run: a bot restarted after a crash appends to what its earlier runs
+    wrote."""
     with path.open("ab") as log:
         while chunk := await stream.read(65536):
             # The size on disk, not a count of our own: several instances of a bot share its
@@ -191,7 +210,9 @@ async def _copy_capped(stream: asyncio.StreamReader, path: Path, cap: int) -> No
             written = os.fstat(log.fileno()).st_size
             if written < cap:
                 piece = chunk[: cap - written]
-                log.write(piece)
                 if written + len(piece) >= cap:
-                    log.write(f"\n[arena: log capped at {cap} bytes]\n".encode())
+                    piece += f"\n[arena: log capped at {cap} bytes]\n".encode()
+                log.write(piece)
                 log.flush()
+                if on_output is not None:
+                    on_output(piece)
