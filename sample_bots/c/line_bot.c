@@ -185,7 +185,7 @@ struct view {
     int players, deck;
     struct cards hand, table, rows[ROWS];
     int row_count;
-    int seen[MAX_CARD + 1]; /* cards in hand, on the rows, or played earlier this round */
+    int seen[MAX_CARD + 1]; /* in hand, on the rows now or at the start, or played earlier */
 };
 
 static void read_view(const struct node *v, struct view *out) {
@@ -198,11 +198,17 @@ static void read_view(const struct node *v, struct view *out) {
     const struct node *rows = get(v, "rows");
     for (const struct node *r = rows ? rows->child : NULL; r && out->row_count < ROWS; r = r->next)
         read_cards(get(r, "cards"), &out->rows[out->row_count++]);
+    /* Cards seen in lists of lists: earlier turns, and the rows as the round began (a starting
+     * card that was taken since lies on no row, yet it is in no hand). */
     struct cards turn;
-    const struct node *played = get(v, "played");
-    for (const struct node *t = played ? played->child : NULL; t; t = t->next) {
-        read_cards(get(t, "cards"), &turn);
-        for (int i = 0; i < turn.count; i++) out->seen[turn.card[i]] = 1;
+    const char *seen_lists[] = {"played", "start_rows"};
+    for (int k = 0; k < 2; k++) {
+        const struct node *lists = get(v, seen_lists[k]);
+        for (const struct node *t = lists ? lists->child : NULL; t; t = t->next) {
+            read_cards(get(t, "cards"), &turn);
+            for (int i = 0; i < turn.count; i++)
+                if (turn.card[i] >= 1 && turn.card[i] <= MAX_CARD) out->seen[turn.card[i]] = 1;
+        }
     }
     for (int i = 0; i < out->hand.count; i++) out->seen[out->hand.card[i]] = 1;
     for (int r = 0; r < out->row_count; r++)

@@ -61,10 +61,14 @@ function deckSize(settings) {
   return settings.variant === "VARIANT_STANDARD" ? 104 : 10 * settings.players + 4;
 }
 
-/** Cards that may still be in the other players' hands. */
+/**
+ * Cards that may still be in the other players' hands: not in its own, not on the rows as they
+ * are or as they started the round (a starting card taken since is on no row), not played.
+ */
 function unseen(view) {
   const seen = new Set(view.hand);
   for (const row of view.rows) row.cards.forEach((card) => seen.add(card));
+  for (const row of view.start_rows) row.cards.forEach((card) => seen.add(card));
   for (const turn of view.played) turn.cards.forEach((card) => seen.add(card));
   const cards = [];
   for (let card = 1; card <= deckSize(view.settings); card++) if (!seen.has(card)) cards.push(card);

@@ -12,8 +12,9 @@ from arena.sdk import BULLHEADS, Bot, View, cheapest_row, row_for, run
 
 
 def unseen(view: View) -> set[int]:
-    """Cards that may still be in the other players' hands."""
-    seen = set(view.hand).union(*view.rows, *view.played)
+    """Cards that may still be in the other players' hands: not in its own, not on the rows as
+    they are or as they started (a starting card taken since is on no row), not played."""
+    seen = set(view.hand).union(*view.rows, *view.start_rows, *view.played)
     return set(range(1, view.settings.deck_size + 1)) - seen
 
 

@@ -23,7 +23,6 @@ import asyncio
 import math
 import random
 import sys
-import threading
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
@@ -218,11 +217,6 @@ class MonteCarloBot(Bot):
         self.simulations = simulations
         self.seed = seed
         self.timing = timing
-        self._starting_rows: dict[tuple[object, ...], frozenset[int]] = {}
-        """The cards each round's rows started with, by round: once taken they are in no
-        view, and in the professional variants they are the only cards no hand holds."""
-        self._lock = threading.Lock()
-        """Guards `_starting_rows`, which searches in several threads may update at once."""
 
     # -- decisions -------------------------------------------------------------------------------
 
@@ -335,26 +329,10 @@ class MonteCarloBot(Bot):
     def _position(self, view: View) -> Position:
         """What the view says of every hand, with the unseen cards for the secret ones."""
         known = view.hands if view.settings.variant is Variant.PROFESSIONAL_DRAFT else None
-        seen = set(view.hand).union(*view.rows, *view.played, view.revealed)
-        seen |= self._remember_starting_rows(view)
+        # The starting rows too: a starting card taken since is on no row, yet it is in no hand.
+        seen = set(view.hand).union(*view.rows, *view.start_rows, *view.played, view.revealed)
         unseen = tuple(card for card in range(1, view.settings.deck_size + 1) if card not in seen)
         return Position(view.seat, view.hand, known or None, unseen, view.settings.players)
-
-    def _remember_starting_rows(self, view: View) -> frozenset[int]:
-        """The cards this round's rows started with, if this bot saw the round's first turn.
-
-        A round is known by this seat's hand as dealt: the cards it holds and those it played.
-        """
-        mine = [turn[view.seat] for turn in view.played]
-        if view.revealed:
-            mine.append(view.revealed[view.seat])
-        key = (view.settings, view.seat, view.round, frozenset(view.hand).union(mine))
-        with self._lock:
-            if view.turn == 0 and not view.revealed:
-                if len(self._starting_rows) >= 64:  # one entry per round in play: keep it small
-                    del self._starting_rows[next(iter(self._starting_rows))]
-                self._starting_rows[key] = frozenset(card for row in view.rows for card in row)
-            return self._starting_rows.get(key, frozenset())
 
 
 def main(argv: Sequence[str] | None = None) -> None:

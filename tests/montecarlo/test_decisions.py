@@ -121,7 +121,8 @@ def test_an_obvious_choice_is_found() -> None:
 def test_the_cards_it_deals_to_the_others_are_the_ones_they_may_hold(variant: Variant) -> None:
     """Play a game with the bot at seat 0 and check, at each of its card decisions, what it
     believes of the other hands against the truth: in the professional variants the unseen cards
-    are exactly the other hands (every card is dealt), in the draft they are known outright."""
+    are exactly the other hands (every card is dealt), in the draft they are known outright.
+    A fresh bot each time: the view alone tells it (its starting rows above all)."""
     settings = Settings(4, variant, max_rounds=2)
     bot = montecarlo.MonteCarloBot(simulations=1)
     checked = 0
@@ -131,7 +132,7 @@ def test_the_cards_it_deals_to_the_others_are_the_ones_they_may_hold(variant: Va
         if game.phase is not Phase.CARDS:
             return
         view = game.view(0)
-        position = bot._position(view)
+        position = montecarlo.MonteCarloBot(simulations=1)._position(view)
         truth = [game.view(seat).hand for seat in range(settings.players)]
         others = set().union(*truth[1:])
         if variant is Variant.PROFESSIONAL_DRAFT:
