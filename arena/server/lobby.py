@@ -4,6 +4,13 @@ A bot runs as one or more instances, each a process the arena launched (or, for 
 a program started by hand) with its own fresh token and at most one live stream. An instance
 plays one game at a time, so a bot that thinks for its whole deadline gets it in every game;
 the arena launches another instance when a bot is wanted at more tables at once.
+
+An instance serves the games of one seat rotation only (unless `BotOptions.reuse_processes`):
+every deal is played once per rotation, so no process of a bot ever plays two games of one deal,
+and cannot remember in the second the hands it saw in the first (the duplicate format's own
+rule). Sealed, its files vanish with it too; unsealed, each rotation has its own working folder.
+A launched bot reaches the arena through a unix socket of its own (`sockets`), on which only its
+tokens are accepted.
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ from pathlib import Path
 
 from arena.players import Referee
 from arena.protocol import pb
+from arena.server.cgroups import RunCgroups
 from arena.server.connection import Connection
-from arena.server.process import BotProcess, Limits, bot_environment
+from arena.server.process import BotProcess, Limits, bot_environment, write_note
+from arena.server.sandbox import SOCKET, Sandbox, SandboxMode, Seal, allocate_uids, exposures
 from arena.server.service import Refused
 
 EXIT_GRACE = 1.0
@@ -36,6 +45,10 @@ class BotSpec:
     """The program and arguments that start it; None for an external bot that connects itself."""
     cwd: Path | None = None
     """Its working folder; None for a folder of its own under the session's."""
+    expose: tuple[Path, ...] | None = None
+    """What a sealed bot sees of the machine besides the system and the arena's interpreter:
+    None for the folders its command names (`sandbox.exposures`: an organizer's entry), or
+    exactly these (a submission: its own built copy, whatever its command names)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +69,11 @@ class BotOptions:
     """Bytes of a bot's output kept in its log."""
     limits: Limits = field(default_factory=Limits)
     """Resource limits of each bot process."""
+    sandbox: SandboxMode = SandboxMode.AUTO
+    """Whether bot processes are sealed (see `sandbox.py`)."""
+    reuse_processes: bool = False
+    """Let one process play games of every seat rotation, for trusted bots: fewer start-ups,
+    but a process may then remember a deal's hands from one rotation to the next."""
 
 
 @dataclass(eq=False)
@@ -63,6 +81,8 @@ class Instance:
     """One running copy of a bot and its stream."""
 
     token: str
+    rotation: int | None = None
+    """The one seat rotation whose games it plays; None: any (see `BotOptions.reuse_processes`)."""
     process: BotProcess | None = None
     connection: Connection | None = None
     connected: asyncio.Event = field(default_factory=asyncio.Event)
@@ -86,6 +106,10 @@ class Bot:
     failed_starts: int = 0
     problem: str = ""
     """Why the bot is not connected, when it is not: the last thing noted in its log."""
+    uid: int = 0
+    """The uid its sealed processes run as (its own; 0 when unsealed)."""
+    socket: Path | None = None
+    """The host path of its own arena socket (None for an external bot)."""
 
     @property
     def name(self) -> str:
@@ -103,9 +127,9 @@ class Bot:
             self.note(why)
 
     def note(self, message: str) -> None:
-        """Write what the arena did about the bot into its log, for its author to read."""
-        with self.log_path.open("a") as log:
-            log.write(f"[arena: {self.name} {message}]\n")
+        """Write what the arena did about the bot into its log, for its author to read (never
+        through a symlink: see `open_log`; a log that cannot be written is skipped)."""
+        write_note(self.log_path, f"[arena: {self.name} {message}]\n")
 
 
 class Lobby:
@@ -117,12 +141,29 @@ class Lobby:
         log_dir: Path,
         options: BotOptions = BotOptions(),
         workdir: Path | None = None,
+        *,
+        sockets: Path | None = None,
+        sandbox: Sandbox | None = None,
+        cgroups: RunCgroups | None = None,
     ) -> None:
+        """`sockets` is the private folder of the bots' own sockets (`socket_of`); with a
+        `sandbox`, bots run sealed, and with `cgroups`, each process in a cgroup of its own."""
         self.options = options
         self.address = ""
+        """Where external bots connect (empty when the session has none)."""
         self._log_dir = log_dir
         self._workdir = workdir or log_dir
+        self._sockets = sockets
+        self.sandbox = sandbox
+        self.cgroups = cgroups
         self.bots = {spec.name: self._enter(spec, log_dir) for spec in specs}
+        launched = [bot for bot in self.bots.values() if bot.spec.argv is not None]
+        for index, (bot, uid) in enumerate(
+            zip(launched, allocate_uids(len(launched)), strict=True)
+        ):
+            bot.uid = uid if sandbox is not None else 0
+            if sockets is not None:
+                bot.socket = sockets / f"bot-{index}.sock"  # short: a socket's path is limited
         self._tokens: list[tuple[str, Bot, Instance]] = []
         self.processes: list[BotProcess] = []
         """Every bot process the lobby started, running or not, in the order started."""
@@ -134,12 +175,20 @@ class Lobby:
 
     # -- the server's side ------------------------------------------------------------------
 
-    def admit(self, hello: pb.Hello) -> Connection:
-        """Bind a new stream to the instance whose token it shows; refuse unknown or reused ones."""
+    def admit(self, hello: pb.Hello, scope: str | None = None) -> Connection:
+        """Bind a new stream to the instance whose token it shows; refuse unknown or reused ones.
+
+        On a launched bot's own socket (`scope` names it) only that bot's tokens are known; on
+        the shared server (`scope` None), only those of bots without a socket of their own.
+        """
         found = None
         for token, bot, instance in self._tokens:  # compare every token, in constant time
             if hmac.compare_digest(token.encode(), hello.token.encode()):
                 found = bot, instance
+        if found is not None:  # another bot's token, or a launched bot's on the shared server
+            owner = found[0]
+            if (owner.name != scope) if scope is not None else (owner.socket is not None):
+                found = None
         if found is None:
             raise Refused("unknown token: use the ARENA_TOKEN the arena gave this bot")
         bot, instance = found
@@ -174,8 +223,9 @@ class Lobby:
         self._tokens.append((instance.token, bot, instance))
         return instance.token
 
-    async def acquire(self, name: str) -> Instance | None:
-        """An instance of the bot to play one game, launched if needed; None if it cannot play.
+    async def acquire(self, name: str, rotation: int = 0) -> Instance | None:
+        """An instance of the bot to play one game of seat rotation `rotation`, launched if
+        needed; None if it cannot play.
 
         None means the bot is disqualified, or it could not be started or did not connect in
         time; the caller seats the fallback and records why.
@@ -184,8 +234,9 @@ class Lobby:
         if bot.referee.disqualified:
             return None
         external = bot.spec.argv is None
+        key = None if self.options.reuse_processes else rotation
         for instance in bot.instances:
-            if external or (not instance.busy and instance.alive):
+            if external or (not instance.busy and instance.alive and instance.rotation == key):
                 if external and not await self._wait_connected(instance):
                     bot.unreachable(
                         f"did not connect within {self.options.startup_timeout:g} s: start it "
@@ -198,7 +249,7 @@ class Lobby:
         await self._retire_dead(bot)
         if bot.referee.disqualified:  # it crashed, and restarts are off
             return None
-        launched = await self._launch(bot)
+        launched = await self._launch(bot, key)
         if launched is not None:
             launched.busy = True
         return launched
@@ -228,21 +279,42 @@ class Lobby:
 
     # -- processes ------------------------------------------------------------------------
 
-    async def _launch(self, bot: Bot) -> Instance | None:
+    def hidden(self) -> tuple[Path, ...]:
+        """What no sealed bot may see, whatever its command names: logs, working folders and
+        sockets."""
+        return tuple(p for p in (self._log_dir, self._workdir, self._sockets) if p is not None)
+
+    def seal(self, bot: Bot) -> Seal:
+        """What a sealed process of `bot` sees: see `BotSpec.expose`, its own socket."""
         assert bot.spec.argv is not None
-        instance = Instance(secrets.token_urlsafe(24))
+        readable = bot.spec.expose
+        if readable is None:
+            readable = exposures(bot.spec.argv, self.hidden())
+        return Seal(bot.uid, readable, socket=bot.socket, cwd=bot.spec.cwd)
+
+    async def _launch(self, bot: Bot, rotation: int | None) -> Instance | None:
+        assert bot.spec.argv is not None
+        instance = Instance(secrets.token_urlsafe(24), rotation)
         self._tokens.append((instance.token, bot, instance))
         bot.instances.append(instance)
+        sealed = self.sandbox is not None
         workdir = bot.spec.cwd or self._workdir / bot.name  # names are checked: stays inside
-        workdir.mkdir(parents=True, exist_ok=True)
+        if bot.spec.cwd is None and rotation is not None:
+            workdir = workdir / f"r{rotation}"  # no file of one rotation is seen by the next
+        if not sealed:  # a sealed bot's working folder is its own, in memory
+            workdir.mkdir(parents=True, exist_ok=True)
+        address = f"unix:{SOCKET if sealed else bot.socket}" if bot.socket else self.address
         try:
             instance.process = await BotProcess.start(
                 bot.spec.argv,
-                bot_environment(self.address, instance.token),
+                bot_environment(address, instance.token),
                 workdir,
                 bot.log_path,
                 self.options.log_cap,
                 self.options.limits,
+                sandbox=self.sandbox,
+                seal=self.seal(bot) if sealed else None,
+                cgroups=self.cgroups,
             )
         except OSError as error:
             bot.unreachable(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")

@@ -1,8 +1,13 @@
 """Bot processes: launch a command in its own process group, capture its output, stop it whole.
 
 A bot is untrusted code: it gets a clean environment (only its address and token), its own
-working folder, optional resource limits, and a log that cannot grow past its cap. Stopping it
-signals the whole process group, so children it started go too.
+working folder, resource limits, and a log that cannot grow past its cap (opened without
+following symlinks, so a bot cannot turn it into a way to write elsewhere). Where the machine
+allows, it also runs sealed in a sandbox (`sandbox.py`) and in a cgroup of its own
+(`cgroups.py`); stopping it then kills everything in its cgroup, so nothing it started outlives
+it, whatever it did to its environment, session or process group. Without a cgroup, stopping it
+signals its process group, and children that left it are found through the arena as their
+subreaper, by the token in their environment.
 """
 
 from __future__ import annotations
@@ -11,19 +16,33 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import resource
 import signal
+import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server import rlimit
+from arena.server.cgroups import BotCgroup, CgroupLimits, RunCgroups
 from arena.server.procfs import environment, processes
+from arena.server.sandbox import Sandbox, Seal
 
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "NODE_PATH")
 """What a bot inherits of the arena's environment: enough to find its interpreter, no secrets."""
 _POLL = 0.05
 """Seconds between looks at whether a bot process has exited."""
+OPEN_FILES = 1024
+"""Files a bot process may hold open (RLIMIT_NOFILE): enough for any bot, and a bound on the
+connections it can open to the arena."""
+PIDS = 256
+"""Processes and threads a bot process may run at once, its own included (the cgroup's
+`pids.max`): a fork bomb stops there."""
+_STEP = str(Path(rlimit.__file__).resolve())
+"""The launch step, run as a plain script: it imports nothing of the arena's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,20 +51,71 @@ class Limits:
 
     memory_bytes: int | None = None
     """Memory limit (RLIMIT_DATA: heap and private mappings); past it allocations fail. None for
-    none. Not RLIMIT_AS: runtimes such as Node.js reserve far more address space than they use."""
+    none. Not RLIMIT_AS: runtimes such as Node.js reserve far more address space than they use.
+    In a cgroup, the same number also caps everything the bot and its children hold together."""
     cpu_seconds: int | None = None
     """CPU-time limit (RLIMIT_CPU); the kernel kills the bot past it. None for none."""
+    open_files: int | None = OPEN_FILES
+    """Open files per process (RLIMIT_NOFILE). None to keep the arena's."""
+    pids: int | None = PIDS
+    """Processes at once in the bot's cgroup, where it has one. None for no limit."""
 
-    def wrap(self, argv: Sequence[str]) -> list[str]:
-        """`argv` behind the step that sets these limits and then becomes the program."""
-        limits = [
+    def wrap(self, argv: Sequence[str], cgroup: BotCgroup | None = None) -> list[str]:
+        """`argv` behind the step that enters the bot's cgroup, sets these limits and then
+        becomes the program."""
+        settings = [
             f"{name}={value}"
-            for name, value in (("data", self.memory_bytes), ("cpu", self.cpu_seconds))
+            for name, value in (
+                ("data", self.memory_bytes),
+                ("cpu", self.cpu_seconds),
+                ("nofile", self.open_files),
+            )
             if value is not None
         ]
-        if not limits:
+        if cgroup is not None:
+            settings += [f"cgroup={directory}" for directory in cgroup.directories]
+        if not settings:
             return list(argv)
-        return [sys.executable, "-m", "arena.server.rlimit", *limits, "--", *argv]
+        return [sys.executable, "-I", "-S", _STEP, *settings, "--", *argv]
+
+    def cgroup_limits(self) -> CgroupLimits:
+        """What the bot's cgroup holds it and its children to, together."""
+        return CgroupLimits(self.memory_bytes, self.pids)
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's own soft limit on open files to its hard limit, so that the arena
+    (one connection, one log and a pipe per bot process) runs out of descriptors last; the new
+    soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    return soft
+
+
+def open_log(path: Path) -> BinaryIO:
+    """`path` opened to append, created private if missing; never through a symlink, and only
+    if it is a regular file (OSError otherwise), so that whoever could write the logs folder
+    cannot make the arena write anywhere else or block on a FIFO."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    descriptor = os.open(path, flags, 0o600)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{path} is not a regular file")
+    os.set_blocking(descriptor, True)
+    return os.fdopen(descriptor, "ab")
+
+
+def write_note(path: Path, text: str) -> bool:
+    """Append `text` to a log (see `open_log`); False when it cannot be written."""
+    try:
+        with open_log(path) as log:
+            log.write(text.encode())
+    except OSError:
+        return False
+    return True
 
 
 ARENA_BIN = os.path.dirname(sys.executable)
@@ -71,11 +141,18 @@ class BotProcess:
     """One running bot program and its capped log."""
 
     def __init__(
-        self, process: asyncio.subprocess.Process, pump: asyncio.Task[None], token: str
+        self,
+        process: asyncio.subprocess.Process,
+        pump: asyncio.Task[None],
+        token: str,
+        cgroup: BotCgroup | None = None,
+        cgroups: RunCgroups | None = None,
     ) -> None:
         self._process = process
         self._pump = pump
         self._token = token
+        self._cgroup = cgroup
+        self._cgroups = cgroups
         self._exited = asyncio.Event()
         self._ended = asyncio.create_task(self._end())
 
@@ -89,26 +166,45 @@ class BotProcess:
         log_cap: int,
         limits: Limits = Limits(),
         *,
+        sandbox: Sandbox | None = None,
+        seal: Seal | None = None,
+        cgroups: RunCgroups | None = None,
         on_output: Callable[[bytes], None] | None = None,
     ) -> BotProcess:
         """Launch `argv` in a new session (its own process group), output into `log_path`
         (and to `on_output`, piece by piece as the log keeps it).
 
-        Raises OSError when the command cannot be started (not found, not executable).
+        With a `sandbox`, the program runs sealed as `seal` says (`cwd` is then ignored: the
+        seal names its folder). With `cgroups`, it runs in a new cgroup of its own, entered
+        before its first instruction. Raises OSError when the command cannot be started (not
+        found, not executable, no cgroup to be had).
         """
         _adopt_orphans()
-        process = await asyncio.create_subprocess_exec(
-            *limits.wrap(argv),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            env=dict(env),
-            cwd=cwd,
-            start_new_session=True,
-        )
+        cgroup = cgroups.child(limits.cgroup_limits()) if cgroups is not None else None
+        command = list(argv)
+        if sandbox is not None:
+            assert seal is not None, "a sealed process needs its seal"
+            command = sandbox.wrap(command, seal)
+            env = sandbox.environment(dict(env))
+            cwd = Path("/")  # the sandbox's own folder is set inside it
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *limits.wrap(command, cgroup),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except BaseException:
+            if cgroup is not None and cgroups is not None:
+                cgroup.remove()
+                cgroups.forget(cgroup)
+            raise
         assert process.stdout is not None
         pump = asyncio.create_task(_copy_capped(process.stdout, log_path, log_cap, on_output))
-        return cls(process, pump, env.get(TOKEN_VARIABLE, ""))
+        return cls(process, pump, env.get(TOKEN_VARIABLE, ""), cgroup, cgroups)
 
     @property
     def pid(self) -> int:
@@ -142,6 +238,11 @@ class BotProcess:
                 break
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, sig)
+            if self._cgroup is not None:  # the bot itself, wherever its sandbox put it
+                if sig == signal.SIGKILL:
+                    await self._cgroup.kill()
+                else:
+                    self._cgroup.signal(sig)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._ended), wait)
         if self._process.returncode is not None:  # else it is stuck beyond even SIGKILL
@@ -158,9 +259,15 @@ class BotProcess:
         # certain to be the bot's only now, before the system may hand the number out again.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
-        kill_escaped(self._token)
-        await asyncio.sleep(_POLL)  # a grandchild is orphaned only once its parent has died
-        kill_escaped(self._token)
+        if self._cgroup is not None:  # everything it started, whatever it did
+            await self._cgroup.kill()
+            self._cgroup.remove()
+            if self._cgroups is not None:
+                self._cgroups.forget(self._cgroup)
+        else:
+            kill_escaped(self._token)
+            await asyncio.sleep(_POLL)  # a grandchild is orphaned only once its parent has died
+            kill_escaped(self._token)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pump, 5.0)
             await asyncio.wait_for(self._process.wait(), 5.0)  # let asyncio finish with it
@@ -202,8 +309,15 @@ async def _copy_capped(
     """Copy a bot's output into its log until the log holds `cap` bytes, then keep draining it
     unwritten; `on_output` is told each piece the log keeps, as it is written. The cap is for
     the log, not for one run: a bot restarted after a crash appends to what its earlier runs
-    wrote."""
-    with path.open("ab") as log:
+    wrote. A log that cannot be opened (see `open_log`) is drained
+    unwritten from the start."""
+    try:
+        log = open_log(path)
+    except OSError:
+        while await stream.read(65536):
+            pass
+        return
+    with log:
         while chunk := await stream.read(65536):
             # The size on disk, not a count of our own: several instances of a bot share its
             # log. No await between measuring and writing, so no other writer slips in.

@@ -7,7 +7,9 @@ anywhere that reaches the arena, a debugger included.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Protocol, TypeAlias
 
 import grpc
@@ -23,6 +25,24 @@ HELLO_TIMEOUT = 10.0
 """Seconds a new stream has to say hello before the arena hangs up."""
 DEFAULT_MAX_MESSAGE = 64 * 1024
 """The largest message a bot may send: an answer is a few bytes, so this is generous."""
+MAX_UNGREETED = 16
+"""Streams of one server that may be waiting for their hello at once; more are refused at once
+(RESOURCE_EXHAUSTED). A bot's own socket never needs more than one per process it starts."""
+MAX_CONNECTIONS = 256
+"""Connections one listening address accepts at once (gRPC's `max_allowed_incoming_connections`,
+which counts per address): a bot's own socket, or the port for external bots. A bot uses one
+per process; a flood of connections beyond this is refused by gRPC before it costs the arena a
+file descriptor more, and, on a bot's own socket, costs no other bot anything."""
+MAX_STREAMS = 8
+"""Streams one connection may have open at once (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS)."""
+HANDSHAKE_TIMEOUT_MS = 10_000
+"""A connection that has not finished its HTTP/2 (or TLS) handshake by then is closed."""
+IDLE_TIMEOUT_MS = 30_000
+"""A connection with no stream open for this long is closed: a bot keeps its stream open."""
+KEEPALIVE_MS = 60_000
+"""The server pings a connection quiet for this long, and drops it if no answer comes within
+`KEEPALIVE_TIMEOUT_MS`: a peer that vanished (external bots, over a network) is noticed."""
+KEEPALIVE_TIMEOUT_MS = 20_000
 
 
 _Context: TypeAlias = grpc.aio.ServicerContext[pb.BotMessage, pb.ArenaMessage]
@@ -36,26 +56,46 @@ class Refused(Exception):
 class Admission(Protocol):
     """Who may connect: turns a hello into a connection bound to one bot, or refuses it."""
 
-    def admit(self, hello: pb.Hello) -> Connection:
-        """The new connection for this hello's token; raises Refused."""
+    def admit(self, hello: pb.Hello, scope: str | None = None) -> Connection:
+        """The new connection for this hello's token, which must be of the bot `scope` names
+        (None: of an external bot); raises Refused."""
 
     def leave(self, connection: Connection) -> None:
         """The connection's stream has ended."""
 
 
 class ArenaService(rpc.ArenaServicer):
-    """The `Arena` service: authenticates a stream, then pumps its connection both ways."""
+    """The `Arena` service: authenticates a stream, then pumps its connection both ways.
 
-    def __init__(self, admission: Admission) -> None:
+    `scope` names the one bot this service's server is for (a launched bot's own socket):
+    only that bot's tokens are accepted there. None: the server external bots connect to.
+    """
+
+    def __init__(
+        self, admission: Admission, scope: str | None = None, max_ungreeted: int = MAX_UNGREETED
+    ) -> None:
         self._admission = admission
+        self._scope = scope
+        self._max_ungreeted = max_ungreeted
+        self._ungreeted = 0
+        """Streams open now that have not said hello yet."""
 
     async def Play(
         self, requests: AsyncIterator[pb.BotMessage], context: _Context
     ) -> AsyncIterator[pb.ArenaMessage]:
         """Handshake, then send the connection's outbox while a task reads the bot's answers."""
-        hello = await _read_hello(requests, context)
+        if self._ungreeted >= self._max_ungreeted:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{self._ungreeted} streams are already waiting to say hello: say hello at once",
+            )
+        self._ungreeted += 1
         try:
-            connection = self._admission.admit(hello)
+            hello = await _read_hello(requests, context)
+        finally:
+            self._ungreeted -= 1
+        try:
+            connection = self._admission.admit(hello, self._scope)
         except Refused as refusal:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(refusal))
         connection.skip_events = hello.skip_events
@@ -115,24 +155,53 @@ async def _read_answers(requests: AsyncIterator[pb.BotMessage], connection: Conn
     connection.close(reason)
 
 
+def server_options(max_message: int, connections: int = MAX_CONNECTIONS) -> list[tuple[str, int]]:
+    """The options that bound what any peer can make a server hold: message size, connections
+    per address, streams per connection, and how long a silent connection is kept."""
+    return [
+        ("grpc.max_receive_message_length", max_message),
+        ("grpc.so_reuseport", 0),
+        ("grpc.max_allowed_incoming_connections", connections),
+        ("grpc.max_concurrent_streams", MAX_STREAMS),
+        ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
+        ("grpc.max_connection_idle_ms", IDLE_TIMEOUT_MS),
+        ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+        ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ]
+
+
+async def create_bot_server(
+    admission: Admission, socket: Path, bot: str, max_message: int = DEFAULT_MAX_MESSAGE
+) -> grpc.aio.Server:
+    """A started server for one launched bot alone, on the unix socket `socket`: it admits only
+    that bot's tokens, and whatever that bot does to it (a flood of connections or of streams
+    that never say hello) is bounded by this server's own limits, and costs no other bot a
+    connection. The socket may be connected to by any user (bots run as users of their own):
+    it must lie in a folder only the arena can reach, from which a sandbox binds it."""
+    server = grpc.aio.server(options=server_options(max_message))
+    rpc.add_ArenaServicer_to_server(ArenaService(admission, scope=bot), server)
+    server.add_insecure_port(f"unix:{socket}")
+    await server.start()
+    os.chmod(socket, 0o666)
+    return server
+
+
 async def create_server(
     admission: Admission,
     address: str = "127.0.0.1:0",
     max_message: int = DEFAULT_MAX_MESSAGE,
     public: Listener | None = None,
+    connections: int = MAX_CONNECTIONS,
 ) -> tuple[grpc.aio.Server, str, str | None]:
-    """A started arena server, the address launched bots dial (the real port when asked for
-    port 0), and the public address external bots dial, if `public` is given.
+    """A started server for external bots: the address they dial on this machine (the real
+    port when asked for port 0), and the public address, if `public` is given. It admits
+    external bots' tokens only (launched bots have sockets of their own, `create_bot_server`).
 
     Besides the Arena service it serves gRPC health checking and reflection.
     """
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", max_message),
-            ("grpc.so_reuseport", 0),
-        ]
-    )
-    rpc.add_ArenaServicer_to_server(ArenaService(admission), server)
+    server = grpc.aio.server(options=server_options(max_message, connections))
+    service = ArenaService(admission, max_ungreeted=max(MAX_UNGREETED, connections // 4))
+    rpc.add_ArenaServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

@@ -1,37 +1,87 @@
-"""A running arena: the server, the lobby of bots, and games played between them."""
+"""A running arena: the servers, the lobby of bots, and games played between them.
+
+Every launched bot has a server of its own, on a unix socket in a private folder (mode 0700,
+under the system's temporary folder: a socket's path is limited to about 100 bytes), which a
+sealed bot's sandbox binds as its only way out. External bots (started by hand, or on other
+machines) share one more server, on loopback TCP (and `--listen`), which exists only when
+there are such bots.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+import grpc
 
 from arena.players import GameResult, play_game
 from arena.rules import Settings
+from arena.server.cgroups import RunCgroups
 from arena.server.listen import Listener
 from arena.server.lobby import BotOptions, BotSpec, Lobby
+from arena.server.process import raise_open_files_limit
 from arena.server.remote import RemoteGame, RemotePlayer
-from arena.server.service import DEFAULT_MAX_MESSAGE, create_server
+from arena.server.sandbox import find_sandbox
+from arena.server.service import DEFAULT_MAX_MESSAGE, create_bot_server, create_server
+
+LOOPBACK = "127.0.0.1:0"
+"""Where external bots connect on this machine, when there are any."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sealing:
+    """How this session's bots run: sealed or not, in cgroups or not, and why not."""
+
+    sealed: bool
+    """Every bot process and build step runs in a sandbox (`sandbox.py`)."""
+    cgroups: bool
+    """Every bot process runs in a cgroup of its own (`cgroups.py`)."""
+    notes: tuple[str, ...] = ()
+    """What is missing, and why, for the organizer."""
+
+    def describe(self) -> str:
+        """One line for the organizer: how the bots run."""
+        if self.sealed and self.cgroups and not self.notes:
+            return "bots run sealed: each in its own sandbox, user and cgroup"
+        state = "sealed" if self.sealed else "UNSEALED (any bot can reach the others and the arena)"
+        return f"bots run {state}: " + "; ".join(self.notes)
+
+    def to_dict(self) -> dict[str, object]:
+        """For standings.json."""
+        return {"sealed": self.sealed, "cgroups": self.cgroups, "notes": list(self.notes)}
 
 
 class Session:
     """Bots connected to a live server, ready to be seated at games."""
 
-    def __init__(self, lobby: Lobby, address: str, public_address: str | None = None) -> None:
+    def __init__(
+        self,
+        lobby: Lobby,
+        address: str,
+        public_address: str | None = None,
+        sealing: Sealing = Sealing(False, False),
+    ) -> None:
         self.lobby = lobby
         self.address = address
-        """Where launched bots connect (loopback)."""
+        """Where external bots connect on this machine (loopback); empty when none can."""
         self.public_address = public_address
         """Where external bots connect, when the session listens beyond loopback."""
+        self.sealing = sealing
+        """How the bots run: sealed, in cgroups."""
 
     async def play(
         self, game_id: str, settings: Settings, seats: Sequence[str], seed: int, rotation: int = 0
     ) -> GameResult:
         """Play one game with the named bots in seat order; the deal comes from `seed`."""
         bots = [self.lobby.bots[name] for name in seats]
-        instances = await asyncio.gather(*(self.lobby.acquire(name) for name in seats))
+        instances = await asyncio.gather(*(self.lobby.acquire(name, rotation) for name in seats))
         try:
             game = RemoteGame(game_id, seats, self.lobby.options)
             players = [
@@ -53,23 +103,59 @@ async def open_session(
     specs: list[BotSpec],
     log_dir: Path,
     options: BotOptions = BotOptions(),
-    address: str = "127.0.0.1:0",
+    address: str | None = None,
     max_message: int = DEFAULT_MAX_MESSAGE,
     public: Listener | None = None,
     workdir: Path | None = None,
 ) -> AsyncIterator[Session]:
-    """Start the server and the lobby; on leaving, stop every bot process and the server.
+    """Start the servers and the lobby; on leaving, stop every bot process and the servers,
+    and remove the bots' cgroups and sockets.
 
-    Each launched bot runs in its own folder under `workdir` (default: `log_dir`).
+    Unsealed, each launched bot runs in its own folder under `workdir` (default: `log_dir`).
+    External bots connect to `address` (default: a loopback port, opened only when an external
+    bot is entered) and to `public`. Raises SandboxError when `options.sandbox` is `on` and the
+    machine cannot seal bots.
     """
+    raise_open_files_limit()
+    sandbox = await find_sandbox(options.sandbox)
+    cgroups = RunCgroups.create()
+    notes = [f"no sandbox ({sandbox})"] if isinstance(sandbox, str) else []
+    if isinstance(cgroups, str):
+        notes.append(f"no cgroups ({cgroups}): rlimits and process groups only")
+    elif cgroups.note:
+        notes.append(cgroups.note)
+    sealing = Sealing(not isinstance(sandbox, str), not isinstance(cgroups, str), tuple(notes))
     log_dir.mkdir(parents=True, exist_ok=True)
-    lobby = Lobby(specs, log_dir, options, workdir)
-    server, bound, public_address = await create_server(lobby, address, max_message, public)
-    lobby.address = bound
+    sockets = Path(tempfile.mkdtemp(prefix="arena-"))  # 0700: only the arena reaches them
+    servers: list[grpc.aio.Server] = []
+    lobby = Lobby(
+        specs,
+        log_dir,
+        options,
+        workdir,
+        sockets=sockets,
+        sandbox=None if isinstance(sandbox, str) else sandbox,
+        cgroups=None if isinstance(cgroups, str) else cgroups,
+    )
     try:
-        yield Session(lobby, bound, public_address)
+        for bot in lobby.bots.values():
+            if bot.socket is not None:
+                servers.append(await create_bot_server(lobby, bot.socket, bot.name, max_message))
+        bound, public_address = "", None
+        external = any(spec.argv is None for spec in specs)
+        if address is not None or public is not None or external:
+            server, bound, public_address = await create_server(
+                lobby, address or LOOPBACK, max_message, public
+            )
+            servers.append(server)
+        lobby.address = bound
+        yield Session(lobby, bound, public_address, sealing)
     finally:
         try:
             await lobby.close()
         finally:
-            await server.stop(grace=1.0)
+            await asyncio.gather(*(server.stop(grace=1.0) for server in servers))
+            if not isinstance(cgroups, str):
+                await cgroups.close()
+            with contextlib.suppress(OSError):
+                shutil.rmtree(sockets)

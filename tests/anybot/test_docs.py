@@ -56,10 +56,14 @@ def test_the_minimal_line_bot_passes_check_bot(tmp_path: Path, logs: Path) -> No
 def test_the_minimal_javascript_bot_passes_check_bot(
     tmp_path: Path, logs: Path, node_bot: Path
 ) -> None:
-    # As the guide says: a copy of the .proto beside it, and the two packages installed there.
-    shutil.copy(ROOT / "proto" / "sixnimmt" / "v1" / "arena.proto", tmp_path)
-    (tmp_path / "node_modules").symlink_to(node_bot.parent / "node_modules")
-    passes(f"node {written(tmp_path, 'minimal.js')}", logs)
+    # As the guide says: a copy of the .proto beside it, and the two packages installed there,
+    # in a folder of its own: a sealed bot sees its folder, and nothing beyond it (so a link to
+    # the sample bot's packages would lead nowhere), unless the folder holds the arena's logs.
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    shutil.copy(ROOT / "proto" / "sixnimmt" / "v1" / "arena.proto", folder)
+    shutil.copytree(node_bot.parent / "node_modules", folder / "node_modules", symlinks=True)
+    passes(f"node {written(folder, 'minimal.js')}", logs)
 
 
 @pytest.mark.integration

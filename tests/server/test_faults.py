@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ import pytest
 from arena.players import Fault, FaultKind, GameResult, Highest, Lowest, Strategy
 from arena.rules import Decision, GameRecord, Settings
 from arena.server.lobby import Bot, BotOptions, BotSpec
+from arena.server.sandbox import SandboxMode
 from arena.server.session import open_session
 from tests.server.helpers import (
     Scripted,
@@ -31,6 +32,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_proc
 ONE_ROUND = Settings(players=2, max_rounds=1)
 """Two seats, one round: ten turns, enough for every fault and quick to play."""
 PATIENT = BotOptions(deadline=5.0, first_deadline=10.0)
+UNSEALED = replace(PATIENT, sandbox=SandboxMode.OFF)
+"""For the process-group stop beneath the sandbox: unsealed, the bot's children are visible by
+their pids and group (sealed, tests/hostile shows that nothing outlives a bot either)."""
 """For bots whose faults do not depend on time: deadlines no loaded machine reaches."""
 HURRIED = BotOptions(deadline=0.5, first_deadline=2.0)
 """For the bots that answer late or not at all: each such answer costs one deadline."""
@@ -249,7 +253,7 @@ def test_a_flooding_bot_s_log_is_capped_and_the_game_goes_on(logs: Path) -> None
 def test_a_child_the_bot_started_is_stopped_with_it(logs: Path) -> None:
     async def session() -> tuple[list[int], list[int]]:
         specs = [misbehaving("forking_bot"), sample("highest")]
-        async with open_session(specs, logs, PATIENT) as live:
+        async with open_session(specs, logs, UNSEALED) as live:
             await live.play("fork", ONE_ROUND, [spec.name for spec in specs], 1)
             group = live.lobby.bots["forking_bot"].instances[0].process
             assert group is not None
@@ -266,7 +270,7 @@ def test_a_child_the_bot_started_is_stopped_with_it(logs: Path) -> None:
 def test_a_bot_that_crashes_leaving_a_child_takes_the_child_with_it_at_once(logs: Path) -> None:
     async def session() -> tuple[list[int], list[int]]:
         specs = [misbehaving("forking_bot", "crash"), sample("highest")]
-        async with open_session(specs, logs, PATIENT) as live:
+        async with open_session(specs, logs, UNSEALED) as live:
             result = await live.play("fork", ONE_ROUND, [spec.name for spec in specs], 1)
             assert [f.kind for f in result.faults] == [FaultKind.CRASHED]
             bot = live.lobby.bots["forking_bot"].instances[0].process

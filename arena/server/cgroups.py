@@ -1,0 +1,392 @@
+"""Control groups for bot processes: one per process, so that its limits hold for everything it
+starts and stopping it stops everything it started, whatever that did to its environment,
+session or process group.
+
+A run creates one parent, `arena-<pid>-<random>`, beside itself in each hierarchy (under the
+cgroup the arena itself runs in, so the organizer's own limits still hold over the bots), and one
+child per bot process in it. It only ever touches cgroups it created: the parent and its
+children are removed at the end, even on errors, after everything in them has been killed. A
+parent left by an arena that was itself killed (its pid no longer runs) is removed by the next
+run.
+
+Both kinds of machine are supported:
+
+- cgroup v2 (one unified hierarchy, `/sys/fs/cgroup/cgroup.controllers` exists): `memory.max`,
+  `pids.max`, `cpu.weight`, and `cgroup.kill` to stop a bot (or `cgroup.freeze`, then SIGKILL to
+  every member, on kernels before 5.14). The controllers must be enabled for the arena's own
+  cgroup's children; where the kernel refuses (the arena's cgroup holds processes and is not the
+  root), the bots still get a cgroup each, which stops them whole, without its limits.
+- cgroup v1 (a mount per controller, as on the machines of `make test`): `memory`, `pids`,
+  `cpu` and `freezer`, each under its own mount; a bot is stopped by freezing its cgroup, so that
+  nothing in it can fork meanwhile, sending SIGKILL to every member, and thawing it.
+
+Where no hierarchy is writable (not root, a read-only /sys), `create` returns None with the
+reason, and bots are limited by their rlimits alone and stopped by process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+"""Where the hierarchies are mounted on every Linux distribution of the last decade."""
+V1_CONTROLLERS = ("memory", "pids", "cpu", "freezer")
+"""The v1 controllers a bot's cgroup joins: its limits, and the freezer that stops it whole."""
+V2_CONTROLLERS = ("memory", "pids", "cpu")
+"""The v2 controllers enabled for the bots' cgroups (freezing and killing are built in)."""
+EQUAL_WEIGHT = 100
+"""Every bot's CPU weight (v2 `cpu.weight`; v1 `cpu.shares` is ten times it): equal for all, so
+under contention every bot process gets the same share of the cores, whatever its niceness."""
+PREFIX = "arena-"
+"""The name of a run's parent: `arena-<pid>-<random>`."""
+_SETTLE = 0.01
+"""Seconds between looks at a cgroup that is freezing or emptying."""
+_PATIENCE = 5.0
+"""Seconds a cgroup may take to freeze or to empty once killed."""
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupLimits:
+    """What one bot process's cgroup allows it and everything it starts, together."""
+
+    memory_bytes: int | None = None
+    """Memory (resident, page cache and tmpfs files included); the kernel's OOM killer ends the
+    cgroup's largest process past it. None for no limit."""
+    pids: int | None = None
+    """Processes and threads at once; past it fork and clone fail. None for no limit."""
+
+
+class CgroupError(OSError):
+    """A cgroup that could not be created, joined or removed."""
+
+
+@dataclass
+class BotCgroup:
+    """The cgroup of one bot process: a directory in each hierarchy (one on v2)."""
+
+    directories: tuple[Path, ...]
+    """Where the process joins: its pid goes into `cgroup.procs` of each, before it runs any
+    code of the bot's (`arena.server.rlimit` does it)."""
+    version: int
+    removed: bool = False
+
+    def members(self) -> set[int]:
+        """The pids in the cgroup now (the host's pids, whatever namespace they run in)."""
+        found: set[int] = set()
+        for directory in self.directories:
+            with contextlib.suppress(OSError):
+                found.update(int(p) for p in (directory / "cgroup.procs").read_text().split())
+        return found
+
+    def signal(self, number: int) -> None:
+        """Send a signal to every member (those that exit meanwhile are skipped)."""
+        for pid in self.members():
+            with contextlib.suppress(OSError):
+                os.kill(pid, number)
+
+    async def kill(self) -> None:
+        """Kill everything in the cgroup and wait until it is empty.
+
+        v2: `cgroup.kill`, which the kernel applies atomically, forks in flight included. Else
+        freeze it first (v2 `cgroup.freeze`, v1 `freezer.state`), so that no member can fork
+        while they are killed, then SIGKILL each member and thaw, so the kills are delivered.
+        Without a freezer (v1 machines without that controller), kill until empty: forks are
+        bounded by the cgroup's `pids.max`.
+        """
+        if self.removed or not self.members():
+            return
+        kill_file = self._file("cgroup.kill")
+        if kill_file is not None:
+            _write(kill_file, "1")
+        else:
+            frozen = await self._freeze(True)
+            for _ in range(1 if frozen else 100):
+                self.signal(signal.SIGKILL)
+                if not frozen and not self.members():
+                    break
+                if not frozen:
+                    await asyncio.sleep(_SETTLE)
+            if frozen:
+                await self._freeze(False)
+        for _ in range(int(_PATIENCE / _SETTLE)):
+            if not self.members():
+                return
+            await asyncio.sleep(_SETTLE)
+
+    def remove(self) -> None:
+        """Remove the cgroup's directories; it must be empty (see `kill`). Idempotent; a
+        directory that is still busy is left for the run's parent to retry."""
+        for directory in self.directories:
+            with contextlib.suppress(FileNotFoundError):
+                directory.rmdir()
+        self.removed = True
+
+    def _file(self, name: str) -> Path | None:
+        for directory in self.directories:
+            if (directory / name).exists():
+                return directory / name
+        return None
+
+    async def _freeze(self, freeze: bool) -> bool:
+        """Freeze or thaw the cgroup; True once it is in that state, False without a freezer."""
+        v2 = self._file("cgroup.freeze")
+        v1 = self._file("freezer.state")
+        if v2 is not None:
+            _write(v2, "1" if freeze else "0")
+            events, wanted = v2.with_name("cgroup.events"), f"frozen {int(freeze)}"
+
+            def check() -> bool:
+                return wanted in events.read_text().splitlines()
+
+        elif v1 is not None:
+            _write(v1, "FROZEN" if freeze else "THAWED")
+            state, where = ("FROZEN" if freeze else "THAWED"), v1
+
+            def check() -> bool:
+                return where.read_text().strip() == state
+
+        else:
+            return False
+        for _ in range(int(_PATIENCE / _SETTLE)):
+            with contextlib.suppress(OSError):
+                if check():
+                    return True
+            await asyncio.sleep(_SETTLE)
+        return not freeze  # a thaw that does not show still lets the kills through
+
+
+@dataclass
+class RunCgroups:
+    """One run's parent cgroup in each hierarchy, and the bot processes' cgroups in it."""
+
+    version: int
+    parents: tuple[Path, ...]
+    limited: tuple[str, ...]
+    """The controllers that limit the bots: every one on v1 and on most v2 machines."""
+    note: str = ""
+    """What the bots' cgroups cannot do here, for the organizer (empty when they do it all)."""
+    _children: list[BotCgroup] = field(default_factory=list)
+    _count: int = 0
+
+    @classmethod
+    def create(cls, root: Path = ROOT) -> RunCgroups | str:
+        """A new run parent in the machine's hierarchies, or why there can be none."""
+        try:
+            if (root / "cgroup.controllers").exists():
+                return cls._create_v2(root)
+            return cls._create_v1(root)
+        except OSError as error:
+            return f"cannot create cgroups under {root} ({error.strerror or error})"
+
+    @classmethod
+    def create_v2(cls, mount: Path) -> RunCgroups:
+        """A run parent in the v2 hierarchy mounted at `mount` (for a machine whose unified
+        hierarchy sits beside the v1 mounts, as in systemd's hybrid mode); OSError if it is not
+        writable."""
+        return cls._create_v2(mount)
+
+    @classmethod
+    def _create_v2(cls, mount: Path) -> RunCgroups:
+        base = mount / _relative(_own_cgroups().get("", "/"))
+        _remove_stale(base)
+        parent = base / _name()
+        parent.mkdir()
+        try:
+            available = set((base / "cgroup.controllers").read_text().split())
+            wanted = [c for c in V2_CONTROLLERS if c in available]
+            note = ""
+            enabled = _enable(base, wanted) and _enable(parent, wanted)
+            if not enabled:
+                note = (
+                    f"the kernel will not enable {', '.join(wanted) or 'the controllers'} for "
+                    f"{base}'s children: bots are stopped whole but limited by rlimits alone"
+                )
+            elif len(wanted) < len(V2_CONTROLLERS):
+                missing = ", ".join(c for c in V2_CONTROLLERS if c not in wanted)
+                note = f"no {missing} controller in {mount}: bots are not limited by it"
+            return cls(2, (parent,), tuple(wanted) if enabled else (), note)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+            raise
+
+    @classmethod
+    def _create_v1(cls, root: Path) -> RunCgroups:
+        mounts = _v1_mounts(root)
+        own = _own_cgroups()
+        name = _name()
+        parents: list[Path] = []
+        used: set[Path] = set()
+        try:
+            for controller in V1_CONTROLLERS:
+                mount = mounts.get(controller)
+                if mount is None or mount in used:
+                    continue  # absent, or co-mounted with one already joined
+                used.add(mount)
+                base = mount / _relative(own.get(controller, "/"))
+                _remove_stale(base)
+                parent = base / name
+                parent.mkdir()
+                parents.append(parent)
+        except BaseException:
+            for parent in parents:
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
+            raise
+        if not parents:
+            raise CgroupError(f"no cgroup hierarchy mounted under {root}")
+        limited = tuple(c for c in V1_CONTROLLERS if c in mounts)
+        missing = [c for c in V1_CONTROLLERS if c not in mounts]
+        note = f"no {', '.join(missing)} cgroup controller: bots are not limited by it" * bool(
+            missing
+        )
+        return cls(1, tuple(parents), limited, note)
+
+    def child(self, limits: CgroupLimits) -> BotCgroup:
+        """A new, empty cgroup for one bot process, with its limits set; OSError if the
+        kernel refuses."""
+        self._count += 1
+        name = f"bot-{self._count}"
+        made: list[Path] = []
+        try:
+            for parent in self.parents:
+                (parent / name).mkdir()
+                made.append(parent / name)
+            for directory in made:
+                _limit(directory, limits, self.version)
+        except BaseException:
+            for directory in made:
+                with contextlib.suppress(OSError):
+                    directory.rmdir()
+            raise
+        cgroup = BotCgroup(tuple(made), self.version)
+        self._children.append(cgroup)
+        return cgroup
+
+    async def close(self) -> None:
+        """Kill whatever is left in the bots' cgroups, and remove them and the parent."""
+        for cgroup in self._children:
+            if not cgroup.removed:
+                await cgroup.kill()
+                cgroup.remove()
+        self._children.clear()
+        for parent in self.parents:
+            for child in _subdirectories(parent):  # a child left busy by a slow exit
+                with contextlib.suppress(OSError):
+                    child.rmdir()
+            with contextlib.suppress(FileNotFoundError):
+                parent.rmdir()
+
+    def forget(self, cgroup: BotCgroup) -> None:
+        """A bot process's cgroup was removed: the parent no longer needs to clean it up."""
+        with contextlib.suppress(ValueError):
+            self._children.remove(cgroup)
+
+
+def _limit(directory: Path, limits: CgroupLimits, version: int) -> None:
+    """Write `limits` into the files of one controller's directory (those it has)."""
+    memory = "max" if limits.memory_bytes is None else str(limits.memory_bytes)
+    pids = "max" if limits.pids is None else str(limits.pids)
+    if version == 2:
+        settings = [("memory.max", memory), ("memory.swap.max", "0"), ("pids.max", pids)]
+        settings.append(("cpu.weight", str(EQUAL_WEIGHT)))
+    else:
+        v1_memory = "-1" if limits.memory_bytes is None else memory
+        settings = [
+            ("memory.limit_in_bytes", v1_memory),
+            ("memory.memsw.limit_in_bytes", v1_memory),  # with swap accounting: no swap either
+            ("pids.max", pids),
+            ("cpu.shares", str(EQUAL_WEIGHT * 10)),
+        ]
+    for name, value in settings:
+        if (directory / name).exists():
+            _write(directory / name, value)
+
+
+def _enable(directory: Path, controllers: list[str]) -> bool:
+    """Enable `controllers` for the children of a v2 cgroup; False if the kernel refuses."""
+    control = directory / "cgroup.subtree_control"
+    enabled = set(control.read_text().split())
+    missing = [c for c in controllers if c not in enabled]
+    if not missing:
+        return True
+    try:
+        _write(control, " ".join(f"+{c}" for c in missing))
+    except OSError:
+        return False
+    return True
+
+
+def _write(path: Path, value: str) -> None:
+    """Write a cgroup file in one write() call, as the kernel expects."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(descriptor, value.encode())
+    finally:
+        os.close(descriptor)
+
+
+def _name() -> str:
+    return f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _relative(path: str) -> str:
+    return path.lstrip("/")
+
+
+def _own_cgroups() -> dict[str, str]:
+    """The arena's own cgroup in each hierarchy, by controller ("" for v2's unified one)."""
+    found: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                found[controller] = path
+    return found
+
+
+def _v1_mounts(root: Path) -> dict[str, Path]:
+    """Where each v1 controller is mounted under `root`, from /proc/self/mountinfo."""
+    found: dict[str, Path] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            before, _, after = line.partition(" - ")
+            fstype, _, options = [*after.split(" "), "", "", ""][:3]
+            point = Path(before.split(" ")[4])
+            if fstype != "cgroup" or not point.is_relative_to(root):
+                continue
+            for option in options.split(","):
+                if option in V1_CONTROLLERS:
+                    found.setdefault(option, point)
+    return found
+
+
+def _subdirectories(path: Path) -> Iterator[Path]:
+    with contextlib.suppress(OSError):
+        yield from (entry for entry in path.iterdir() if entry.is_dir())
+
+
+def _remove_stale(base: Path) -> None:
+    """Remove the run parents (and their children) of arenas that no longer run: one that was
+    itself killed could not clean up. A parent whose arena still runs is left alone."""
+    for parent in _subdirectories(base):
+        name = parent.name
+        if not name.startswith(PREFIX):
+            continue
+        pid = name[len(PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        for child in _subdirectories(parent):
+            stale = BotCgroup((child,), 2 if (child / "cgroup.kill").exists() else 1)
+            stale.signal(signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                child.rmdir()
+        with contextlib.suppress(OSError):
+            parent.rmdir()
