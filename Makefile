@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit quick proto bench clean bots browser
+.PHONY: run test lint typecheck unit quick proto bench clean bots browser sandbox
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,9 +51,23 @@ $(CHROMIUM):
 		--no-install-recommends chromium >/dev/null; } \
 		|| echo "could not install chromium: the browser test will fail"
 
+# The sandbox that seals every bot process and build step (`--sandbox auto`, the default, uses it
+# where it works): Debian's bubblewrap, installed once with apt-get when missing, as chromium is.
+# Where it cannot be installed, bots run unsealed (and say so) and the sealed tests fail.
+BWRAP := /usr/bin/bwrap
+
+sandbox: $(BWRAP)
+
+$(BWRAP):
+	@echo "installing Debian's bubblewrap, which seals the bots"
+	@sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	{ $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+		--no-install-recommends bubblewrap >/dev/null; } \
+		|| echo "could not install bubblewrap: bots will run unsealed and the sealed tests fail"
+
 # A demo tournament of the sample bots over gRPC, afresh each time (on an existing output
 # folder `arena run` resumes instead).
-run: $(STAMP) bots
+run: $(STAMP) bots sandbox
 	rm -rf out/demo
 	$(BIN)/arena run tournaments/demo.toml
 
@@ -66,7 +80,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy arena bench scripts
 
-unit: $(STAMP) bots browser
+unit: $(STAMP) bots browser sandbox
 	$(BIN)/pytest
 
 # The unit tests alone, in seconds: everything not marked `integration` (no server, no bot
