@@ -10,13 +10,16 @@ check-bot`'s defaults) are built when their command first parses or shows its he
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import json
 import random
 import shlex
 import signal
+import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Never
@@ -38,7 +41,7 @@ from arena.spectate import (
 )
 from arena.spectate.display import fault_line, render_game
 from arena.tournament.errors import ConfigError, StoreError
-from arena.tournament.standings import pairwise_table, standings_table
+from arena.tournament.standings import Standings, pairwise_table, standings_table
 from arena.tournament.store import LOGS
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
@@ -240,7 +243,84 @@ def _setting_option(setting: Setting) -> click.Option:
     return _SettingOption([setting.option], type=kind, metavar=metavar, **common)
 
 
-@main.command(cls=_LazyOptions, build=_setting_options, after="bots")
+EXIT_OK = 0
+"""Everything ran as asked (`arena play --game`: the game came out the same)."""
+EXIT_BUG = 1
+"""An error of the arena itself: its traceback is shown, for a bug report."""
+EXIT_INPUT = 2
+"""The command could not run as asked (an option, a tournament file, a bot, an output folder, a
+full disk): one line says what and how to fix it."""
+EXIT_PROBLEMS = 3
+"""`arena run`: an entered bot was disqualified, never connected, or was left out (see the
+summary); `--allow-faults` makes it 0."""
+EXIT_DIFFERENT = 4
+"""`arena play --game`: the game played again differs from its stored record."""
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C or SIGTERM: what finished is kept, the same command carries on."""
+
+RUN_EPILOG = (
+    "Exit status: 0 when every bot played; 3 when a bot was disqualified, never connected or "
+    "was left out (0 with --allow-faults); 2 when the run cannot start or go on as asked (one "
+    "line says why); 130 when interrupted (the same command resumes); 1 for a bug."
+)
+
+
+class InputProblem(click.ClickException):
+    """Bad input or an environment the user must fix, reported as one line, exit status 2."""
+
+    exit_code = EXIT_INPUT
+
+
+@contextlib.contextmanager
+def _one_line(write_fix: str) -> Iterator[None]:
+    """Report what the user can fix as one line and exit status 2, never a traceback: bad input
+    (the arena's own errors) and every OSError or SQLite error (a folder it cannot write, a full
+    disk, a damaged database). `write_fix` says what to do about a place that cannot be written.
+    The one place `arena run` (and the spectators' commands) turn such errors into a line."""
+    try:
+        yield
+    except BAD_INPUT as error:
+        raise click.UsageError(str(error)) from None
+    except SpectateError as error:
+        raise InputProblem(str(error)) from None
+    except (OSError, sqlite3.Error) as error:
+        raise InputProblem(environment_problem(error, write_fix)) from None
+
+
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
+
+
+def environment_problem(error: OSError | sqlite3.Error, write_fix: str) -> str:
+    """One line for an OSError or SQLite error: what could not be done, where, and the fix."""
+    kept = "the games stored are kept, and the same command carries on from them"
+    if isinstance(error, OSError):
+        where = f" {error.filename}" if error.filename else ""
+        why = error.strerror or str(error)
+        if error.errno in _FULL:
+            return f"cannot write{where}: the disk is full ({why}): free some space; {kept}"
+        if error.errno in _READ_ONLY:
+            return f"cannot write{where}: {why}: {write_fix}"
+        return f"cannot use{where}: {why}"
+    message = str(error)
+    if "readonly" in message or "read-only" in message:
+        return f"cannot write the results database: {message}: {write_fix}"
+    if "full" in message or "disk I/O" in message:
+        return (
+            f"cannot write the results database: {message} (is the disk full?): free some space "
+            f"and run again; {kept}"
+        )
+    if "unable to open" in message:
+        return f"cannot open the results database: {message}: {write_fix}"
+    if "locked" in message:
+        return (
+            f"the results database is busy ({message}): is another `arena run` using the same "
+            "--output folder? Wait for it, or choose another"
+        )
+    return f"the results database cannot be used: {message}: choose another --output folder"
+
+
+@main.command(cls=_LazyOptions, build=_setting_options, after="bots", epilog=RUN_EPILOG)
 @click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--bot",
@@ -248,15 +328,17 @@ def _setting_option(setting: Setting) -> click.Option:
     multiple=True,
     callback=_bot_spec,
     metavar="[NAME=]COMMAND",
-    help="Enter a bot (repeatable); a .py file runs with the arena's Python.",
+    help="Enter a bot (repeatable); a .py file runs with the arena's Python.  [default: none]",
 )
 @click.option(
     "--submissions",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Enter every subfolder of this folder that holds a bot.toml.",
+    help="Enter every subfolder of this folder that holds a bot.toml.  [default: none]",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress bar.  [default: off]")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the standings as JSON.  [default: off]"
+)
 def run(
     tournament_file: Path | None,
     bots: list[BotSpec],
@@ -265,54 +347,84 @@ def run(
     as_json: bool,
     **overrides: Any,
 ) -> None:
-    """Run a round-robin tournament; run it again to resume an interrupted one.
+    """Run a round-robin tournament; run it again to resume an interrupted one, or to grow it
+    (more games, more bots, a gauntlet).
 
     A tournament file's settings are overridden by the options given.
     """
     from arena.tournament.config import TournamentConfig, load
 
-    try:
+    write_fix = "choose a folder you can write to with --output"
+    with _one_line(write_fix):
         config = load(tournament_file) if tournament_file else TournamentConfig()
         given = {key: value for key, value in overrides.items() if value is not None}
         config = config.with_settings(given)
         if bots:
             config = replace(config, bots=tuple(bots))
-        if submissions is not None:
-            config = replace(config, bots=config.bots + asyncio.run(_enter(submissions, config)))
-        summary = asyncio.run(_run(config, quiet or as_json))
-    except BAD_INPUT as error:
-        raise click.UsageError(str(error)) from None
+        summary = asyncio.run(_run(config, submissions, quiet or as_json))
+    if summary is None:
+        click.echo(
+            "interrupted during the builds: nothing was played; run the same command again",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    problems = summary.problems
     if as_json:
-        click.echo(json.dumps(summary.standings.to_dict(), indent=2))
+        document = {
+            **summary.standings.to_dict(),
+            "problems": problems.to_dict(),
+            "games": {"stored": summary.stored, "total": summary.total, "played": summary.played},
+        }
+        click.echo(json.dumps(document, indent=2))
     else:
         click.echo(standings_table(summary.standings))
         click.echo()
         click.echo(pairwise_table(summary.standings))
         click.echo(f"\n{summary.stored} of {summary.total} games in {config.output}/")
+        if problems.lines():
+            click.echo("\n" + "\n".join(problems.lines()))
     if summary.interrupted:
         click.echo(
             f"interrupted: {summary.stored} of {summary.total} games kept; run the same "
             "command again to play the rest",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    if problems.serious and not config.allow_faults:
+        click.echo(
+            f"exit status {EXIT_PROBLEMS}: not every entered bot played (see above); "
+            "--allow-faults to exit 0 all the same",
+            err=True,
+        )
+        sys.exit(EXIT_PROBLEMS)
 
 
-async def _enter(folder: Path, config: TournamentConfig) -> tuple[BotSpec, ...]:
+async def _enter(folder: Path, config: TournamentConfig) -> TournamentConfig:
     """Build and enter a folder of submissions, saying which are left out and why."""
+    from arena.tournament.store import BUILDS
     from arena.tournament.submissions import enter_submissions
 
-    bots, _ = await enter_submissions(
+    entered = await enter_submissions(
         folder,
         config.output / LOGS,
         config.concurrency,
         lambda rejection: click.echo(str(rejection), err=True),
+        builds=config.output / BUILDS,
+        timeout=config.build_timeout,
     )
-    return tuple(bots)
+    return replace(
+        config,
+        bots=config.bots + tuple(entered.bots),
+        fingerprints=config.fingerprints + tuple(entered.fingerprints.items()),
+        left_out=config.left_out + tuple((r.folder, r.reason) for r in entered.left_out),
+    )
 
 
-async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
-    """Run the tournament with a progress bar, stopping cleanly on Ctrl-C or SIGTERM."""
+async def _run(
+    config: TournamentConfig, submissions: Path | None, quiet: bool
+) -> RunSummary | None:
+    """Enter the submissions (if any), then run the tournament with a progress bar, stopping
+    cleanly on Ctrl-C or SIGTERM, during the builds too (then None: nothing was played)."""
     from tqdm import tqdm
 
     from arena.tournament.runner import run_tournament
@@ -332,9 +444,28 @@ async def _run(config: TournamentConfig, quiet: bool) -> RunSummary:
         else:
             bar.update(done - bar.n)
 
+    def watch(standings: Standings) -> None:
+        leader = next((line for line in standings.bots if line.games), None)
+        if bar is not None and leader is not None and not leader.disqualified:
+            bar.set_postfix_str(f"leader {leader.bot} {leader.mean:.1f}/game", refresh=False)
+
     try:
+        if submissions is not None:
+            building = asyncio.ensure_future(_enter(submissions, config))
+            stopping = asyncio.ensure_future(stop.wait())
+            await asyncio.wait([building, stopping], return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            if not building.done():  # stopped: the builds are stopped, process groups and all
+                building.cancel()
+                await asyncio.wait([building])
+                return None
+            config = building.result()
         return await run_tournament(
-            config, progress, stop=stop, announce=lambda line: click.echo(line, err=True)
+            config,
+            progress,
+            stop=stop,
+            announce=lambda line: click.echo(line, err=True),
+            watch=watch,
         )
     finally:
         if bar is not None:

@@ -47,21 +47,25 @@ _BOT_DEFAULTS = BotOptions()
 """The lobby's defaults, which the tournament's settings for bots take as theirs."""
 
 
-def setting(help: str, *, shown: str | None = None, folder: bool = False) -> dict[str, Any]:
+def setting(
+    help: str, *, shown: str | None = None, folder: bool = False, in_file: bool = True
+) -> dict[str, Any]:
     """The metadata that makes a field of TournamentConfig a setting: a key of `[tournament]` and
     an option of `arena run`, of the field's annotated type, with the field's default.
 
     `help` says what it does; `shown` is how `--help` shows the default (else the default itself,
-    "none" for None); `folder`: the setting is a path that names a folder, not a file.
+    "none" for None); `folder`: the setting is a path that names a folder, not a file;
+    `in_file=False`: an action of one run (`--replace`), refused in a tournament file.
     """
-    return {"help": help, "shown": shown, "folder": folder}
+    return {"help": help, "shown": shown, "folder": folder, "in_file": in_file}
 
 
 @dataclass(frozen=True)
 class TournamentConfig:
     """Everything a tournament run needs; what decides the games is also what a resume checks.
 
-    Every field but `bots` is a setting, declared with its help text (see the module's note).
+    Every field but `bots`, `fingerprints` and `left_out` (what `--submissions` found) is a
+    setting, declared with its help text (see the module's note).
     """
 
     bots: tuple[BotSpec, ...] = ()
@@ -144,6 +148,44 @@ class TournamentConfig:
         default=Path("arena-out"),
         metadata=setting("The folder for results, standings, replays and logs.", folder=True),
     )
+    gauntlet: str | None = field(
+        default=None,
+        metadata=setting(
+            "Play only the tables that include this bot (a new entry against the field), with "
+            "the same duplicate deals.",
+            shown="every table",
+        ),
+    )
+    replace: str | None = field(
+        default=None,
+        metadata=setting(
+            "Drop this bot's stored games and play them again (after changing it).",
+            in_file=False,
+        ),
+    )
+    allow_faults: bool = field(
+        default=False,
+        metadata=setting(
+            "Exit 0 even when a bot was disqualified, never connected or was left out "
+            "(otherwise: exit status 3)."
+        ),
+    )
+    standings_every: int = field(
+        default=10,
+        metadata=setting(
+            "Rewrite standings.json and standings.csv every this many games (and at the end); "
+            "0 for only at the end."
+        ),
+    )
+    build_timeout: float = field(
+        default=600.0,
+        metadata=setting("Seconds a submission's build may take before it is left out."),
+    )
+    fingerprints: tuple[tuple[str, str], ...] = ()
+    """Bots whose fingerprint is not their command's (submissions: their folder's), by name: not
+    a setting."""
+    left_out: tuple[tuple[str, str], ...] = ()
+    """Submissions left out of this run, as (folder, reason): not a setting."""
 
     def with_settings(
         self, values: Mapping[str, Any], base: Path | None = None
@@ -194,15 +236,18 @@ class TournamentConfig:
         except InvalidSettingsError as error:
             raise ConfigError(str(error)) from None
 
-    def identity(self) -> dict[str, Any]:
-        """What decides the games: a resumed run must match it exactly. The game settings are in
-        their own dict form (`Settings.to_dict`)."""
+    def rules(self) -> dict[str, Any]:
+        """What must never change in a tournament that grows: the game settings (in their own
+        dict form, `Settings.to_dict`), the seed, the sample, the deadlines and the fault limit.
+        Deals, bots and the gauntlet may change from run to run (see `arena.tournament.store`)."""
+        options = self.bot_options()
         return {
-            "bots": sorted(bot.name for bot in self.bots),
             **self.settings().to_dict(),
-            "deals": self.deals,
             "seed": self.seed,
             "sample": self.sample,
+            "deadline": options.deadline,
+            "first_deadline": options.first_deadline,
+            "max_faults": options.max_faults,
         }
 
     def check(self) -> None:
@@ -245,6 +290,16 @@ class TournamentConfig:
                 "a bot needs at least 16 MiB of memory and 1 s of CPU time, not "
                 f"{self.memory_mb!r} and {self.cpu_seconds!r}"
             )
+        for option, named in (("--gauntlet", self.gauntlet), ("--replace", self.replace)):
+            if named is not None and named not in names:
+                raise ConfigError(
+                    f"{option} {named!r} is not an entered bot (entered: {', '.join(names)})"
+                )
+        if self.standings_every < 0 or self.build_timeout <= 0:
+            raise ConfigError(
+                "standings every must be 0 or more games and the build timeout above 0, not "
+                f"{self.standings_every!r} and {self.build_timeout!r}"
+            )
         public = self.public()
         if public is not None:
             try:
@@ -278,6 +333,8 @@ class Setting:
     """Its default as --help shows it."""
     folder: bool = False
     """For a path: whether it names a folder rather than a file."""
+    in_file: bool = True
+    """Whether a tournament file may hold it (else it is an option of `arena run` only)."""
 
     @property
     def option(self) -> str:
@@ -354,6 +411,7 @@ def _read(declared: Field[Any], hint: Any) -> Setting:
         help=declared.metadata["help"],
         shown=_shown(default) if shown is None else shown,
         folder=declared.metadata["folder"],
+        in_file=declared.metadata["in_file"],
     )
 
 
@@ -409,6 +467,10 @@ def load(path: Path) -> TournamentConfig:
     if not isinstance(entries, list):
         raise ConfigError(f"{shown}: bot must be [[bot]] tables, not {entries!r}")
     base = path.parent
+    for key in table:
+        if key in _BY_NAME and not _BY_NAME[key].in_file:
+            option = _BY_NAME[key].option
+            raise ConfigError(f"{shown}: {key} is for one run: give it as {option} instead")
     bots = tuple(_bot(entry, base, shown) for entry in entries)
     try:
         return TournamentConfig(bots=bots).with_settings(table, base)

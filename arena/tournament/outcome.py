@@ -143,6 +143,23 @@ class GameOutcome:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Disqualification:
+    """A bot put out of a tournament: why, and when (the game in which it happened)."""
+
+    bot: str
+    reason: str
+    """Why, as the referee or the lobby said it."""
+    game_id: str
+    """The game in which it happened; empty when not known."""
+    order: int
+    """When: that game's place in the order games were saved (larger is later); 0 if unknown."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"bot": self.bot, "reason": self.reason, "game": self.game_id, "order": self.order}
+
+
 def _fault_to_dict(fault: Fault) -> dict[str, Any]:
     """A fault as plain JSON values."""
     return {

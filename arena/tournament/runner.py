@@ -1,30 +1,53 @@
 """Run a tournament: schedule, play what is not yet played, store each game, write the results.
 
 Every finished game is committed to the results database as it ends, so an interrupted run keeps
-all of them, and running the same tournament again plays only the games still missing.
+all of them, and running the same tournament again plays only the games still missing. A
+tournament also grows: more deals, or more bots, add only their games (the new deals, the new
+bots' tables), and `--gauntlet BOT` plays only the tables of one bot. What must not change (the
+rules, seed, deadlines, fault limit, sample, and each bot's fingerprint) is checked first, and a
+change is refused with one line that names it and the way out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import LocalExecutor
-from arena.tournament.schedule import schedule
+from arena.tournament.fingerprint import bot_fingerprint, differences, shown_command
+from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
+from arena.tournament.problems import Problems
+from arena.tournament.schedule import keep_tables, schedule
 from arena.tournament.standings import Standings
-from arena.tournament.store import DATABASE, LOGS, WORK, ResultStore, TournamentMismatchError
-from arena.tournament.writer import write_results
+from arena.tournament.store import (
+    DATABASE,
+    LEFT_OUT,
+    LOGS,
+    PLANNED,
+    WORK,
+    Entry,
+    ResultStore,
+    TournamentMismatchError,
+)
+from arena.tournament.writer import write_results, write_standings
 
 Progress = Callable[[int, int], None]
 """Told (games done, games in the tournament) after every game."""
 Announce = Callable[[str], None]
 """Told a line for the organizer to act on during the run."""
+Watch = Callable[[Standings], None]
+"""Told the standings each time the live standings are written."""
 FIRST = asyncio.FIRST_COMPLETED
+LIVE_SHARE = 0.1
+"""The live standings take at most about this share of the run's time: after a write that took
+d seconds, the next waits at least d / LIVE_SHARE, however many games ended meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -36,11 +59,15 @@ class RunSummary:
     played: int
     """Games played by this run."""
     total: int
-    """Games in the whole tournament."""
+    """Games in the whole tournament, as this run planned it (stored ones included)."""
     stored: int
     """Games in the results database, this run's and earlier runs'."""
     interrupted: bool
     """True when the run stopped before every game was played."""
+    problems: Problems = field(default_factory=Problems)
+    """Bots disqualified, never connected, left out; faults by bot."""
+    replaced: int = 0
+    """Games dropped by `--replace`, to be played again."""
 
 
 async def run_tournament(
@@ -49,38 +76,45 @@ async def run_tournament(
     *,
     stop: asyncio.Event | None = None,
     announce: Announce | None = None,
+    watch: Watch | None = None,
 ) -> RunSummary:
     """Play the tournament's missing games and write its results.
 
     Setting `stop` ends the run early: no new game starts, those in progress are abandoned (a
     resume plays them again), every bot is stopped, and the standings of what finished are
     written. Cancelling the task does the same, then propagates. `announce` is told what the
-    organizer must do during the run (start external bots).
+    organizer must do or know during the run (start external bots; a tournament complete);
+    `watch` is told the live standings every `config.standings_every` games.
     """
     config.check()
-    # Bad input raises ScheduleError, a ConfigError; anything else from it is a bug, not input.
-    specs = schedule(
-        [bot.name for bot in config.bots],
-        config.settings(),
-        config.deals,
-        config.seed,
-        tables=config.sample,
-    )
+    say = announce or (lambda line: None)
     output = config.output
     output.mkdir(parents=True, exist_ok=True)
     try:
-        store = ResultStore(output / DATABASE, config.identity())
+        store = ResultStore(output / DATABASE, config.rules())
     except TournamentMismatchError as error:
         raise ConfigError(
-            f"{output} holds another tournament ({error}): choose another --output folder"
+            f"{output} holds a tournament of other rules ({error}): choose a new --output "
+            "folder for these, or give the same settings to add games to that one"
         ) from None
     with store:
+        entries = _entries(config)
+        replaced = _check_entries(store, config, entries)
+        specs = _games(config, store)
         finished = store.finished_ids()
+        planned = len(finished | {spec.game_id for spec in specs})
+        left_out = [list(pair) for pair in config.left_out]
+        store.enter(entries.values(), {PLANNED: planned, LEFT_OUT: left_out})
         todo = [spec for spec in specs if spec.game_id not in finished]
-        done = len(specs) - len(todo)
+        stored = store.count()
         played = 0
         if progress:
-            progress(done, len(specs))
+            progress(stored, planned)
+        if not todo:
+            more = ": add deals with a larger --games, or bots with --bot"
+            more = "" if config.gauntlet else more
+            say(f"the tournament is complete: all {planned} games are stored in {output}{more}")
+        live = _Live(store.path, output, list(entries), config.standings_every, watch)
 
         async def play() -> None:
             nonlocal played
@@ -92,19 +126,132 @@ async def run_tournament(
                 workdir=output / WORK,
             ) as session:
                 _hand_out_tokens(session, announce)
-                _restore_faults(store, session.lobby.bots)
+                bots = session.lobby.bots
+                out = _restore(store, bots)
                 executor = LocalExecutor(session, config.concurrency)
-                async for outcome in executor.run(todo):
-                    store.save(outcome)
-                    played += 1
-                    if progress:
-                        progress(done + played, len(specs))
+                try:
+                    async for outcome in executor.run(todo):
+                        store.save(outcome, _newly_out(outcome, bots, out))
+                        played += 1
+                        if progress:
+                            progress(stored + played, planned)
+                        live.game_saved()
+                finally:  # a bot put out with no game of its own to show it (rare) is kept too
+                    _sweep(store, bots, out)
 
         try:
             completed = not todo or await _unless_stopped(play(), stop)
         finally:  # the results are written whatever ends the run, cancellation included
-            standings = write_results(store, output)
-        return RunSummary(standings, played, len(specs), store.count(), not completed)
+            await live.settle()
+            standings, problems = write_results(store, output, list(entries))
+        return RunSummary(
+            standings, played, planned, store.count(), not completed, problems, replaced
+        )
+
+
+def _entries(config: TournamentConfig) -> dict[str, Entry]:
+    """Each bot of the run as the store keeps it, with its fingerprint."""
+    given = dict(config.fingerprints)
+    entries = {}
+    for bot in config.bots:
+        fingerprint = given.get(bot.name) or bot_fingerprint(bot)
+        cwd = str(bot.cwd) if bot.cwd is not None else None
+        entries[bot.name] = Entry(bot.name, fingerprint, shown_command(bot), bot.argv, cwd)
+    return entries
+
+
+def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[str, Entry]) -> int:
+    """Refuse a run whose bots do not fit the stored tournament, with one line naming what and
+    the way out; carry out `--replace`. Returns the games `--replace` dropped."""
+    stored = store.entries()
+    folder = config.output
+    missing = sorted(set(stored) - set(entries))
+    if missing and store.count():
+        names = ", ".join(repr(name) for name in missing)
+        raise ConfigError(
+            f"{folder} holds games of {names}, not entered in this run: enter "
+            f"{'them' if len(missing) > 1 else 'it'} again (the same command or submission), or "
+            "choose a new --output folder"
+        )
+    if config.sample is not None and stored and set(stored) != set(entries) and store.count():
+        raise ConfigError(
+            f"{folder} holds a balanced sample drawn for bots {', '.join(sorted(stored))}: "
+            "a sample cannot take other bots; choose a new --output folder"
+        )
+    replaced = 0
+    for name, entry in entries.items():
+        known = stored.get(name)
+        if name == config.replace:
+            replaced = store.replace(name, entry.fingerprint)
+        elif known is not None and known.fingerprint != entry.fingerprint:
+            raise ConfigError(
+                f"bot {name!r} has changed since it played in {folder} "
+                f"({differences(known.fingerprint, entry.fingerprint)}): choose a new --output "
+                f"folder, or --replace {name} to drop its games and play them again"
+            )
+    return replaced
+
+
+def _games(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+    """The games this run plans: every table's deals (as many as asked, never fewer than are
+    stored), with stored tables keeping their numbers; only the gauntlet bot's, if one."""
+    specs = schedule(
+        [bot.name for bot in config.bots],
+        config.settings(),
+        max(config.deals, store.deals()),
+        config.seed,
+        tables=config.sample,
+    )
+    specs = keep_tables(specs, store.tables())
+    if config.gauntlet is not None:
+        specs = [spec for spec in specs if config.gauntlet in spec.seats]
+    return specs
+
+
+class _Live:
+    """The live standings: rewritten every `every` games from a reader of the store in a thread
+    (so the games in progress never wait for them), one write at a time."""
+
+    def __init__(
+        self, database: Path, output: Path, entered: list[str], every: int, watch: Watch | None
+    ) -> None:
+        self._database = database
+        self._output = output
+        self._entered = entered
+        self._every = every
+        self._watch = watch
+        self._since = 0
+        self._not_before = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def game_saved(self) -> None:
+        self._since += 1
+        if not self._every or self._since < self._every:
+            return
+        if self._task is not None and not self._task.done():
+            return
+        if time.monotonic() < self._not_before:
+            return
+        self._since = 0
+        self._task = asyncio.ensure_future(self._write())
+
+    async def _write(self) -> None:
+        began = time.monotonic()
+        standings = await asyncio.to_thread(self._standings)
+        took = time.monotonic() - began
+        self._not_before = time.monotonic() + took / LIVE_SHARE
+        if self._watch is not None:
+            self._watch(standings)
+
+    def _standings(self) -> Standings:
+        with ResultStore.reader(self._database) as reader:
+            standings, _ = write_standings(reader, self._output, self._entered)
+        return standings
+
+    async def settle(self) -> None:
+        """Wait for a write in progress (the final standings are written after it)."""
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
 
 
 async def _unless_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:
@@ -141,10 +288,41 @@ def _hand_out_tokens(session: Session, announce: Announce | None) -> None:
                 )
 
 
-def _restore_faults(store: ResultStore, bots: Mapping[str, Bot]) -> None:
-    """A resumed run carries on the fault counts (and disqualifications) of the earlier ones."""
-    for outcome in store.outcomes():
+def _restore(store: ResultStore, bots: Mapping[str, Bot]) -> set[str]:
+    """A resumed run carries on the fault counts and disqualifications of the earlier ones;
+    returns the bots already out (whose disqualification is on record)."""
+    for outcome in store.results():
         for fault in outcome.faults:
             bots[outcome.spec.seats[fault.seat]].referee.faults += 1
-        for name in outcome.disqualified:
-            bots[name].referee.disqualify("was disqualified in an earlier run of this tournament")
+    out = set()
+    for name, entry in store.entries().items():
+        if entry.disqualified is not None and name in bots:
+            bots[name].referee.disqualify(entry.disqualified.reason)
+            out.add(name)
+    return out
+
+
+def _newly_out(
+    outcome: GameOutcome, bots: Mapping[str, Bot], out: set[str]
+) -> list[Disqualification]:
+    """The bots put out in this game: out by its end, not yet on record, and at fault in it.
+
+    At one game at a time that is exactly the game in which it happened; with several at once,
+    a bot put out in one game may show as out at the end of another that ends first, which
+    is why the bot must have faulted in it (its disqualifying fault, or a failed start).
+    """
+    news = []
+    for name in outcome.disqualified:
+        if name in out or not outcome.faults_of(name):
+            continue
+        out.add(name)
+        news.append(Disqualification(name, bots[name].referee.disqualified, outcome.game_id, 0))
+    return news
+
+
+def _sweep(store: ResultStore, bots: Mapping[str, Bot], out: set[str]) -> None:
+    """Record the bots put out during the run that no game claimed, as out after every game."""
+    for name, bot in bots.items():
+        if bot.referee.disqualified and name not in out:
+            out.add(name)
+            store.disqualify(Disqualification(name, bot.referee.disqualified, "", 0))

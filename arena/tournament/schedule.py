@@ -21,7 +21,8 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from itertools import combinations
 from math import comb, gcd
 from typing import NamedTuple
@@ -126,6 +127,28 @@ def schedule(
         for deal in range(deals)
         for rotation in range(players)
     ]
+
+
+def keep_tables(specs: Iterable[GameSpec], known: Mapping[Table, int]) -> list[GameSpec]:
+    """The games with every table numbered as `known` numbers it (by its bots in seat order), and
+    each table not in it numbered after the highest known index, in the order of `specs`.
+
+    A grown tournament keeps the ids of its stored games this way: a new bot's name may sort
+    before the others and shift the round-robin's order, but a table that played keeps its
+    number, and so its games' ids. Seeds depend on the table's bots, never on its number.
+    """
+    numbers = dict(known)
+    after = max(numbers.values(), default=-1) + 1
+    kept = []
+    for spec in specs:
+        number = numbers.get(spec.seats)
+        if number is None:
+            number = numbers[spec.seats] = after
+            after += 1
+        if number != spec.table:
+            spec = replace(spec, table=number, game_id=game_id(number, spec.deal, spec.rotation))
+        kept.append(spec)
+    return kept
 
 
 def balanced_sample(bots: Sequence[str], players: int, tables: int, seed: int) -> list[Table]:

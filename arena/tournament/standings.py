@@ -18,7 +18,7 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.players import FaultKind
-from arena.tournament.outcome import GameOutcome
+from arena.tournament.outcome import Disqualification, GameOutcome
 
 RESAMPLES = 2000
 """Bootstrap resamples behind each confidence interval."""
@@ -32,7 +32,7 @@ class BotStanding:
     """One bot's line in the standings."""
 
     rank: int
-    """1 for the fewest bullheads."""
+    """1 for the fewest bullheads per game; the disqualified last (see `compute_standings`)."""
     bot: str
     """The bot's name."""
     games: int
@@ -51,21 +51,27 @@ class BotStanding:
     """Faults by kind, for the kinds committed."""
     disqualified: bool
     """Whether the bot was disqualified by the end of its last game."""
+    disqualified_in: str = ""
+    """The game in which it was disqualified, when it was and the game is known."""
+    absent: int = 0
+    """Games in which it never connected (a not-connected fault)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
+        """A JSON-ready form; a bot with no game yet has no mean and no interval (null)."""
+        played = self.games > 0
         return {
             "rank": self.rank,
             "bot": self.bot,
             "games": self.games,
             "bullheads": self.bullheads,
-            "mean": self.mean,
-            "ci_low": self.ci[0],
-            "ci_high": self.ci[1],
+            "mean": self.mean if played else None,
+            "ci_low": self.ci[0] if played else None,
+            "ci_high": self.ci[1] if played else None,
             "wins": self.wins,
             "faults": self.faults,
             "faults_by_kind": {kind.value: count for kind, count in self.faults_by_kind.items()},
             "disqualified": self.disqualified,
+            "disqualified_in": self.disqualified_in or None,
         }
 
 
@@ -124,27 +130,51 @@ class _Tally:
     bullheads: int = 0
     wins: Fraction = Fraction(0)  # exact, so the sum does not depend on the order of games
     faults: Counter[FaultKind] = field(default_factory=Counter)
-    disqualified: bool = False
+    out: Disqualification | None = None
+    """The first game (in the order read) that lists the bot as disqualified."""
+    absent: int = 0
     sets: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     """Bullheads and games in each duplicate set (table, deal) the bot played."""
 
 
 def compute_standings(
-    outcomes: Iterable[GameOutcome], resamples: int = RESAMPLES, seed: int = 0
+    outcomes: Iterable[GameOutcome],
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    *,
+    entered: Iterable[str] = (),
+    disqualified: Mapping[str, Disqualification] | None = None,
 ) -> Standings:
     """Standings from finished games, read once.
 
-    Ranked by total bullheads, fewest first; ties go to the lower mean per game (the same total
-    over more games), then to the name in alphabetical order, so that ranks are always distinct.
+    Ranked by bullheads per game, fewest first (in a complete round-robin every bot plays as many
+    games, and this is the order of the totals); ties go to the lower total, then to the name in
+    alphabetical order, so that ranks are always distinct. Bots `entered` but without a game yet
+    come after those with games. Disqualified bots come last, in the order they were put out:
+    the first one out ranks last. `disqualified` says who is out and when (the results
+    database's record, the authority when given); without it, a bot is out from the first game
+    read that lists it as disqualified.
     """
     if resamples < 2:
         raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples!r}")
-    tallies: dict[str, _Tally] = {}
+    tallies: dict[str, _Tally] = {bot: _Tally() for bot in entered}
     meetings: dict[tuple[str, str], list[int]] = {}
-    for outcome in outcomes:
-        _count(outcome, tallies)
+    for number, outcome in enumerate(outcomes, start=1):
+        _count(outcome, tallies, number)
         _count_meetings(outcome, meetings)
-    order = sorted(tallies, key=lambda bot: (tallies[bot].bullheads, _mean(tallies[bot]), bot))
+    if disqualified is not None:
+        for bot, tally in tallies.items():
+            tally.out = disqualified.get(bot)
+
+    def key(bot: str) -> tuple[Any, ...]:
+        tally = tallies[bot]
+        if tally.out is not None:
+            return (2, -tally.out.order, bot)
+        if not tally.games:
+            return (1, 0.0, 0, bot)
+        return (0, _mean(tally), tally.bullheads, bot)
+
+    order = sorted(tallies, key=key)
     bots = tuple(
         _standing(rank, bot, tallies[bot], resamples, seed)
         for rank, bot in enumerate(order, start=1)
@@ -152,8 +182,8 @@ def compute_standings(
     return Standings(bots, _pairings(order, meetings))
 
 
-def _count(outcome: GameOutcome, tallies: dict[str, _Tally]) -> None:
-    """Add one game to the tallies of the bots that played it."""
+def _count(outcome: GameOutcome, tallies: dict[str, _Tally], number: int) -> None:
+    """Add one game (the `number`th read) to the tallies of the bots that played it."""
     winners = outcome.winners
     for seat, (bot, bullheads) in enumerate(zip(outcome.spec.seats, outcome.totals, strict=True)):
         tally = tallies.setdefault(bot, _Tally())
@@ -161,8 +191,12 @@ def _count(outcome: GameOutcome, tallies: dict[str, _Tally]) -> None:
         tally.bullheads += bullheads
         if bot in winners:
             tally.wins += Fraction(1, len(winners))
-        tally.faults.update(fault.kind for fault in outcome.faults if fault.seat == seat)
-        tally.disqualified = tally.disqualified or bot in outcome.disqualified
+        kinds = [fault.kind for fault in outcome.faults if fault.seat == seat]
+        tally.faults.update(kinds)
+        if FaultKind.NOT_CONNECTED in kinds:
+            tally.absent += 1
+        if tally.out is None and bot in outcome.disqualified:
+            tally.out = Disqualification(bot, "", outcome.game_id, number)
         duplicate = tally.sets.setdefault(outcome.spec.duplicate_set, [0, 0])
         duplicate[0] += bullheads
         duplicate[1] += 1
@@ -177,23 +211,26 @@ def _count_meetings(outcome: GameOutcome, meetings: dict[tuple[str, str], list[i
 
 
 def _mean(tally: _Tally) -> float:
-    return tally.bullheads / tally.games
+    return tally.bullheads / tally.games if tally.games else 0.0
 
 
 def _standing(rank: int, bot: str, tally: _Tally, resamples: int, seed: int) -> BotStanding:
     # Each bot draws from its own generator, so its interval depends on its own games only.
     rng = random.Random(f"{seed}/{bot}")
+    sets = list(tally.sets.values())
     return BotStanding(
         rank=rank,
         bot=bot,
         games=tally.games,
         bullheads=tally.bullheads,
         mean=_mean(tally),
-        ci=_bootstrap_ci(list(tally.sets.values()), resamples, rng),
+        ci=_bootstrap_ci(sets, resamples, rng) if sets else (0.0, 0.0),
         wins=float(tally.wins),
         faults=tally.faults.total(),
         faults_by_kind={kind: tally.faults[kind] for kind in FaultKind if tally.faults[kind]},
-        disqualified=tally.disqualified,
+        disqualified=tally.out is not None,
+        disqualified_in=tally.out.game_id if tally.out is not None else "",
+        absent=tally.absent,
     )
 
 
@@ -249,16 +286,22 @@ def standings_table(standings: Standings) -> str:
             line.bot,
             line.games,
             line.bullheads,
-            f"{line.mean:.2f}",
-            f"{line.ci[0]:.2f}-{line.ci[1]:.2f}",
+            f"{line.mean:.2f}" if line.games else "-",
+            f"{line.ci[0]:.2f}-{line.ci[1]:.2f}" if line.games else "-",
             f"{line.wins:.2f}",
             _faults_cell(line),
-            "yes" if line.disqualified else "",
+            _disqualified_cell(line),
         ]
         for line in standings.bots
     ]
     align = ("right", "left", "right", "right", "right", "center", "right", "left", "left")
     return tabulate(rows, headers, colalign=align, disable_numparse=True)
+
+
+def _disqualified_cell(line: BotStanding) -> str:
+    if not line.disqualified:
+        return ""
+    return f"yes, in {line.disqualified_in}" if line.disqualified_in else "yes"
 
 
 def _faults_cell(line: BotStanding) -> str:

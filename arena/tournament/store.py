@@ -1,9 +1,17 @@
-"""The results database: one SQLite file, the tournament's settings and one row per finished game.
+"""The results database: one SQLite file, the tournament's fixed settings, its bots, and one row
+per finished game.
 
 Each game is written in one transaction, in WAL mode, so a run killed at any moment (Ctrl-C,
 SIGKILL, a crash of the arena) keeps every game it saved and nothing half-written. Rows are keyed
 by the game's stable id, which makes saving idempotent and lets a resumed run skip what is
 finished.
+
+What a tournament is made of comes in two parts. What must never change, or stored games would
+no longer be comparable (the rules, the seed, the deadlines, the fault limit, the sample), is the
+`tournament` row, checked on every open. What may grow is kept beside it: every bot entered, with
+its fingerprint (the content hash of its program or submission folder, which must not change
+either, `bots`), and notes on the latest run (`notes`: the games it planned, the submissions it
+left out). A run with more deals or more bots adds games; the games already stored stay.
 
 Durability is `synchronous=NORMAL`: a commit is in the write-ahead log, in the operating
 system's hands, when `save` returns, so it survives the arena's process whatever happens to it.
@@ -17,14 +25,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from arena.tournament.errors import TournamentMismatchError as TournamentMismatchError
-from arena.tournament.outcome import GameOutcome
+from arena.tournament.outcome import Disqualification, GameOutcome
 
 DATABASE = "results.sqlite"
 """The results database in a tournament's output folder; the other names are its neighbours."""
@@ -36,6 +45,8 @@ LOGS = "logs"
 """The bots' logs: logs/NAME.log."""
 WORK = "work"
 """Each bot's working folder is work/NAME in the output folder."""
+BUILDS = "builds"
+"""Each submission is copied and built in builds/NAME-HASH, never in the folder submitted."""
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS tournament (
@@ -53,10 +64,44 @@ _SCHEMA = (
     )""",
     # Lets `outcomes` stream in schedule order straight off the index, without a sort.
     "CREATE INDEX IF NOT EXISTS games_order ON games (table_index, deal, rotation)",
+    # Every bot entered, what it must stay (its fingerprint), how it was started, and when (the
+    # game, and the rowid of that game: the order games were saved in) it was disqualified.
+    """CREATE TABLE IF NOT EXISTS bots (
+        name TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        command TEXT NOT NULL,
+        start TEXT NOT NULL,
+        disqualified TEXT NOT NULL DEFAULT '',
+        disqualified_in TEXT NOT NULL DEFAULT '',
+        disqualified_order INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
 _BUSY_TIMEOUT = 30.0
 """Seconds to wait for another connection's write lock before giving up."""
+
+PLANNED = "planned"
+"""The note of how many games the latest run meant the tournament to have."""
+LEFT_OUT = "left_out"
+"""The note of the submissions the latest run left out: [[folder, reason], ...]."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A bot as the store knows it."""
+
+    name: str
+    fingerprint: str
+    """What must not change between runs: its command and the content hash of its files."""
+    command: str
+    """How it was entered, for people."""
+    argv: tuple[str, ...] | None
+    """What started it (None for an external bot): `arena play --game` starts it again."""
+    cwd: str | None
+    """Its working folder, when it has its own (a submission's build)."""
+    disqualified: Disqualification | None = None
+    """When and why it was put out of the tournament; None while it plays."""
 
 
 def decode_outcome(spec: str, outcome: str, record: str) -> GameOutcome:
@@ -67,8 +112,70 @@ def decode_outcome(spec: str, outcome: str, record: str) -> GameOutcome:
     return GameOutcome.from_dict(data)
 
 
+def decode_result(spec: str, outcome: str) -> GameOutcome:
+    """A game as its spec and outcome columns hold it, without reading its record: its rounds
+    are left empty, its totals and winners come from the outcome's copy. What standings need,
+    at a fraction of the cost."""
+    data = json.loads(outcome)
+    game = data["spec"] = json.loads(spec)
+    seats, scores, names = game["seats"], data["scores"], data["winners"]
+    data["record"] = {
+        "settings": game["settings"],
+        "rotation": game["rotation"],
+        "rounds": (),
+        "totals": [scores[bot] for bot in seats],
+        "winners": [seat for seat, bot in enumerate(seats) if bot in names],
+    }
+    return GameOutcome.from_dict(data)
+
+
+def decode_entry(row: tuple[str, str, str, str, str, str, int]) -> Entry:
+    """A row of the `bots` table."""
+    name, fingerprint, command, start, why, game_id, order = row
+    started = json.loads(start)
+    argv = started.get("argv")
+    disqualified = Disqualification(name, why, game_id, order) if why else None
+    return Entry(
+        name,
+        fingerprint,
+        command,
+        tuple(argv) if argv is not None else None,
+        started.get("cwd"),
+        disqualified,
+    )
+
+
+def read_entries(db: sqlite3.Connection) -> dict[str, Entry]:
+    """Every bot in a results database, by name; none in one made before bots were stored."""
+    try:
+        rows = db.execute(
+            "SELECT name, fingerprint, command, start, disqualified, disqualified_in, "
+            "disqualified_order FROM bots ORDER BY name"
+        ).fetchall()
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):
+            return {}
+        raise
+    return {row[0]: decode_entry(row) for row in rows}
+
+
+def read_notes(db: sqlite3.Connection) -> dict[str, Any]:
+    """The notes of the latest run (JSON values by key); empty when there are none."""
+    try:
+        rows = db.execute("SELECT key, value FROM notes").fetchall()
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):
+            return {}
+        raise
+    return {key: json.loads(value) for key, value in rows}
+
+
 class ResultStore:
-    """A tournament's results database, opened (or created) on a file in the output folder."""
+    """A tournament's results database, opened (or created) on a file in the output folder.
+
+    `ResultStore.reader(path)` opens an existing one read-only, for a reader beside the writer
+    (the live standings, written from another thread, and spectators).
+    """
 
     def __init__(self, path: Path | str, settings: Mapping[str, Any]) -> None:
         """Open `path` for the tournament `settings` (JSON values); refuse another tournament's."""
@@ -87,6 +194,15 @@ class ResultStore:
             self._db.close()
             raise
 
+    @classmethod
+    def reader(cls, path: Path | str) -> ResultStore:
+        """An existing database opened read-only: the reading methods work, writes fail."""
+        store = cls.__new__(cls)
+        store.path = Path(path)
+        uri = store.path.resolve().as_uri() + "?mode=ro"
+        store._db = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT, isolation_level=None)
+        return store
+
     @property
     def settings(self) -> dict[str, Any]:
         """The tournament's settings, as stored."""
@@ -94,9 +210,11 @@ class ResultStore:
         settings: dict[str, Any] = json.loads(text)
         return settings
 
-    def save(self, outcome: GameOutcome) -> bool:
+    def save(self, outcome: GameOutcome, disqualified: Iterable[Disqualification] = ()) -> bool:
         """Store one finished game in one transaction; False if it was stored already.
 
+        `disqualified` are the bots put out in this game: stored with it, in the same transaction,
+        with the game's place in the order games were saved (unless one was stored already).
         A game stored twice keeps its first result, so what was stored (and maybe reported)
         never changes. The same id with another spec means two tournaments are being mixed.
         """
@@ -117,6 +235,13 @@ class ResultStore:
                 ),
             )
             if cursor.rowcount:
+                order = cursor.lastrowid or 0
+                for out in disqualified:
+                    self._db.execute(
+                        "UPDATE bots SET disqualified = ?, disqualified_in = ?, "
+                        "disqualified_order = ? WHERE name = ? AND disqualified = ''",
+                        (out.reason, spec.game_id, order, out.bot),
+                    )
                 return True
             (stored,) = self._db.execute(
                 "SELECT spec FROM games WHERE game_id = ?", (spec.game_id,)
@@ -143,6 +268,87 @@ class ResultStore:
         )
         for spec, result, record in rows:
             yield decode_outcome(spec, result, record)
+
+    def results(self) -> Iterator[GameOutcome]:
+        """Every stored game as `outcomes` gives it, but without the rounds of its record
+        (`decode_result`): enough for standings, several times faster to read."""
+        rows = self._db.execute(
+            "SELECT spec, outcome FROM games ORDER BY table_index, deal, rotation"
+        )
+        for spec, result in rows:
+            yield decode_result(spec, result)
+
+    def tables(self) -> dict[tuple[str, ...], int]:
+        """The index of every table with a stored game, by its bots in seat order: a grown
+        tournament keeps these, and numbers its new tables after them."""
+        rows = self._db.execute("SELECT table_index, MIN(spec) FROM games GROUP BY table_index")
+        return {tuple(json.loads(spec)["seats"]): index for index, spec in rows}
+
+    def deals(self) -> int:
+        """Deals per table in the stored games: one more than the highest deal index."""
+        (deal,) = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
+        return 0 if deal is None else int(deal) + 1
+
+    def entries(self) -> dict[str, Entry]:
+        """Every bot entered so far, by name."""
+        return read_entries(self._db)
+
+    def notes(self) -> dict[str, Any]:
+        """The latest run's notes (`PLANNED`, `LEFT_OUT`)."""
+        return read_notes(self._db)
+
+    def enter(self, entries: Iterable[Entry], notes: Mapping[str, Any]) -> None:
+        """Record the bots of a run (new ones added, known ones' start updated; a fingerprint
+        is only ever set for a new bot or by `replace`) and its notes, in one transaction."""
+        with self._transaction():
+            for entry in entries:
+                start = _canonical({"argv": entry.argv, "cwd": entry.cwd})
+                self._db.execute(
+                    "INSERT INTO bots (name, fingerprint, command, start) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (name) DO UPDATE SET command = excluded.command, "
+                    "start = excluded.start",
+                    (entry.name, entry.fingerprint, entry.command, start),
+                )
+            for key, value in notes.items():
+                self._db.execute(
+                    "INSERT INTO notes (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, _canonical(value)),
+                )
+
+    def disqualify(self, out: Disqualification) -> None:
+        """Record a bot put out outside any stored game, as after every game stored so far
+        (unless it is on record already)."""
+        with self._transaction():
+            (last,) = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM games").fetchone()
+            self._db.execute(
+                "UPDATE bots SET disqualified = ?, disqualified_in = ?, disqualified_order = ? "
+                "WHERE name = ? AND disqualified = ''",
+                (out.reason, out.game_id, out.order or int(last) + 1, out.bot),
+            )
+
+    def replace(self, name: str, fingerprint: str) -> int:
+        """Drop every game of bot `name` and forget its disqualification, taking `fingerprint`
+        as its own from now on; returns how many games were dropped. One transaction.
+
+        A bot put out in one of the dropped games is no longer out: its games are played again.
+        """
+        with self._transaction():
+            rows = self._db.execute("SELECT game_id, spec FROM games").fetchall()
+            dropped = [game_id for game_id, spec in rows if name in json.loads(spec)["seats"]]
+            for game_id in dropped:
+                self._db.execute("DELETE FROM games WHERE game_id = ?", (game_id,))
+                self._db.execute(
+                    "UPDATE bots SET disqualified = '', disqualified_in = '', "
+                    "disqualified_order = 0 WHERE disqualified_in = ?",
+                    (game_id,),
+                )
+            self._db.execute(
+                "UPDATE bots SET fingerprint = ?, disqualified = '', disqualified_in = '', "
+                "disqualified_order = 0 WHERE name = ?",
+                (fingerprint, name),
+            )
+        return len(dropped)
 
     def close(self) -> None:
         """Close the database; every saved game is already on disk."""
@@ -176,10 +382,7 @@ class ResultStore:
         if row is None:
             self._db.execute("INSERT INTO tournament (id, settings) VALUES (1, ?)", (settings,))
         elif row[0] != settings:
-            raise TournamentMismatchError(
-                f"{self.path} holds another tournament ({_differences(row[0], settings)}): "
-                "use another output folder, or the same settings to resume"
-            )
+            raise TournamentMismatchError(_differences(row[0], settings))
 
 
 def _columns(outcome: GameOutcome) -> tuple[str, str, str]:

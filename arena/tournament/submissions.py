@@ -7,10 +7,13 @@
                         protocol = "stdio"
                         build = "cc -O2 -o bot bot.c"
 
-Every submission is built (if it says how) once before the tournament, in its own folder, with
-the build's output at the top of the bot's log; the bot then runs in that folder too. A
-submission whose manifest is missing or wrong, or whose build fails, is left out with one line
-saying why, and the others play: one broken entry must not stop a contest.
+Every submission is copied before anything runs (`OUTPUT/builds/NAME-HASH`, HASH the content
+hash of the folder as submitted, which is never written to), built there if it says how, with
+the build's output at the top of the bot's log, and the bot then runs in that copy. A copy that
+built is kept: the next run of the tournament (a resume, more games) builds again only a
+submission whose content changed. A submission whose manifest is missing or wrong, whose name
+another submission claims too, or whose build fails, is left out with one line saying why, and
+the others play: one broken entry must not stop a contest.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import shutil
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
@@ -29,11 +33,15 @@ from arena.server.errors import BotError
 from arena.server.lobby import BotSpec
 from arena.server.process import BotProcess, bot_environment
 from arena.server.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
+from arena.tournament.fingerprint import folder_hash, submission_fingerprint
 
 MANIFEST = "bot.toml"
 """The file that makes a folder a submission."""
 BUILD_TIMEOUT = 600.0
-"""Seconds a build may take before it is stopped and the submission left out."""
+"""Seconds a build may take before it is stopped and the submission left out (`--build-timeout`,
+declared with this default in `arena.tournament.config`)."""
+BUILT = ".arena-built"
+"""Left in a build's copy once its build succeeded: the copy is ready, and is not built again."""
 BUILD_LOG_CAP = 1 << 20
 """Bytes of a build's output kept in the bot's log."""
 _FIELDS: dict[str, str] = {
@@ -105,24 +113,30 @@ def read_manifest(folder: Path) -> Manifest:
 def find_submissions(root: Path) -> tuple[list[Manifest], list[Rejection]]:
     """Every subfolder of `root` (hidden ones aside) as a manifest, or as a rejection.
 
-    Names must be unique: of two submissions with one name, the later folder is left out.
+    Names must be unique: two submissions that claim one name are both left out (neither can
+    knock the other out by taking its name), each naming the other's folder.
     """
     manifests: list[Manifest] = []
     rejections: list[Rejection] = []
-    taken: dict[str, str] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         try:
-            manifest = read_manifest(folder)
+            manifests.append(read_manifest(folder))
         except BadSubmission as error:
             rejections.append(Rejection(folder.name, str(error)))
-            continue
-        if manifest.name in taken:
-            reason = f"the name {manifest.name!r} is taken by submission {taken[manifest.name]!r}"
-            rejections.append(Rejection(folder.name, reason))
-            continue
-        taken[manifest.name] = folder.name
-        manifests.append(manifest)
-    return manifests, rejections
+    claims: dict[str, list[str]] = {}
+    for manifest in manifests:
+        claims.setdefault(manifest.name, []).append(manifest.folder.name)
+    for manifest in manifests:
+        folders = claims[manifest.name]
+        if len(folders) > 1:
+            others = " and ".join(repr(f) for f in folders if f != manifest.folder.name)
+            reason = (
+                f"submissions {others} claim its name {manifest.name!r} too: give each a name "
+                f"of its own in its {MANIFEST}"
+            )
+            rejections.append(Rejection(manifest.folder.name, reason))
+    unique = [manifest for manifest in manifests if len(claims[manifest.name]) == 1]
+    return unique, sorted(rejections, key=lambda rejection: rejection.folder)
 
 
 def bot_of(manifest: Manifest) -> BotSpec:
@@ -174,33 +188,77 @@ async def build(manifest: Manifest, log_path: Path, timeout: float = BUILD_TIMEO
         raise BadSubmission(f"its build failed with status {status} (see {log_path})")
 
 
+def copy_of(manifest: Manifest, builds: Path) -> tuple[Manifest, str, bool]:
+    """The manifest of the submission's copy under `builds` (made if missing), its fingerprint,
+    and whether the copy still needs its build.
+
+    The copy is named after the bot and the submitted folder's content hash: a changed folder
+    gets a new copy, an unchanged one keeps the copy it built before. A copy whose build did
+    not finish is made afresh.
+    """
+    content = folder_hash(manifest.folder)
+    copy = builds / f"{manifest.name}-{content[:12]}"
+    fingerprint = submission_fingerprint(manifest.folder, manifest.command)
+    if (copy / BUILT).is_file():
+        return replace(manifest, folder=copy), fingerprint, False
+    if copy.exists():
+        shutil.rmtree(copy)
+    builds.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(manifest.folder, copy, symlinks=True)
+    if manifest.build is None:
+        (copy / BUILT).write_text("no build\n")
+    return replace(manifest, folder=copy), fingerprint, manifest.build is not None
+
+
+@dataclass
+class Entered:
+    """What a folder of submissions enters: bots, their fingerprints, and the ones left out."""
+
+    bots: list[BotSpec] = field(default_factory=list)
+    """In name order, each running in its built copy."""
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    """Each bot's fingerprint, by name: what it must stay for its stored games to count."""
+    left_out: list[Rejection] = field(default_factory=list)
+
+
 async def enter_submissions(
     root: Path,
     log_dir: Path,
     concurrency: int = os.cpu_count() or 1,
     report: Callable[[Rejection], None] | None = None,
-) -> tuple[list[BotSpec], list[Rejection]]:
-    """The bots of every playable submission under `root`, built first, in name order, and the
-    submissions left out (each also told to `report` as it is found)."""
+    builds: Path | None = None,
+    timeout: float = BUILD_TIMEOUT,
+) -> Entered:
+    """The bots of every playable submission under `root`, each copied into `builds` (default:
+    `builds` beside `log_dir`) and built there unless built already, and the submissions left
+    out (each also told to `report` as it is found).
+
+    Cancelling it (Ctrl-C, SIGTERM) stops every build in progress, whole process groups.
+    """
     manifests, rejections = find_submissions(root)
     if report is not None:
         for rejection in rejections:
             report(rejection)
+    builds = builds or log_dir.parent / "builds"
     gate = asyncio.Semaphore(concurrency)
+    entered = Entered(left_out=rejections)
 
-    async def enter(manifest: Manifest) -> BotSpec | Rejection:
+    async def enter(manifest: Manifest) -> None:
         try:
-            if manifest.build is not None:
+            copy, fingerprint, unbuilt = copy_of(manifest, builds)
+            if unbuilt:
                 async with gate:
-                    await build(manifest, log_dir / f"{manifest.name}.log")
-            return bot_of(manifest)
+                    await build(copy, log_dir / f"{manifest.name}.log", timeout)
+                (copy.folder / BUILT).write_text("built\n")
+            entered.bots.append(bot_of(copy))
+            entered.fingerprints[manifest.name] = fingerprint
         except BadSubmission as error:
             rejection = Rejection(manifest.folder.name, str(error))
+            entered.left_out.append(rejection)
             if report is not None:
                 report(rejection)
-            return rejection
 
-    entered = await asyncio.gather(*(enter(manifest) for manifest in manifests))
-    bots = sorted((e for e in entered if isinstance(e, BotSpec)), key=lambda spec: spec.name)
-    rejections += [e for e in entered if isinstance(e, Rejection)]
-    return bots, rejections
+    await asyncio.gather(*(enter(manifest) for manifest in manifests))
+    entered.bots.sort(key=lambda spec: spec.name)
+    entered.left_out.sort(key=lambda rejection: rejection.folder)
+    return entered

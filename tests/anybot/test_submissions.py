@@ -91,14 +91,19 @@ def test_a_manifest_names_its_bot_after_its_folder_unless_told(tmp_path: Path) -
     assert (named.name, named.protocol, named.build) == ("bob", "stdio", "make")
 
 
-def test_two_submissions_with_one_name_keep_the_first(tmp_path: Path) -> None:
+def test_two_submissions_claiming_one_name_are_both_left_out(tmp_path: Path) -> None:
+    """A squatter cannot knock a submission out by taking its name: neither plays."""
     submission(tmp_path, "a", 'name = "same"\ncommand = "x"')
     submission(tmp_path, "b", 'name = "same"\ncommand = "x"')
+    submission(tmp_path, "c", 'command = "x"')
     submission(tmp_path, ".hidden", None)
     manifests, rejections = find_submissions(tmp_path)
-    assert [m.folder.name for m in manifests] == ["a"]
+    assert [m.folder.name for m in manifests] == ["c"]
     assert [str(r) for r in rejections] == [
-        "submission 'b' left out: the name 'same' is taken by submission 'a'"
+        "submission 'a' left out: submissions 'b' claim its name 'same' too: give each a name "
+        "of its own in its bot.toml",
+        "submission 'b' left out: submissions 'a' claim its name 'same' too: give each a name "
+        "of its own in its bot.toml",
     ]
 
 
@@ -131,22 +136,44 @@ def test_good_submissions_play_and_bad_ones_are_named(
     submission(
         root, "dave", 'command = "bot.py"\nbuild = "echo no compiler >&2; exit 3"', bot_py=""
     )
+    # A squatter takes erin's name: neither plays, so the squatter cannot knock erin out alone.
+    submission(root, "erin", 'command = "python3 line.py"\nprotocol = "stdio"', line_py=LINE_BOT)
+    submission(root, "zed", 'name = "erin"\ncommand = "bot.py"', bot_py=SDK_BOT)
     output = tmp_path / "out"
     args = ["run", "--players", "2", "--games", "2", "--json", "--output", str(output)]
     args += ["--deadline", "5", "--startup-timeout", "30"]  # no faults from a busy machine
     result = CliRunner().invoke(main, [*args, "--submissions", str(root)])
-    assert result.exit_code == 0, result.output
-    assert result.stderr.splitlines() == [
+    assert result.exit_code == 3, result.output  # submissions were left out
+    left_out = [
         f"submission 'carol' left out: no bot.toml in '{root / 'carol'}'",
+        "submission 'erin' left out: submissions 'zed' claim its name 'erin' too: give each a "
+        "name of its own in its bot.toml",
+        "submission 'zed' left out: submissions 'erin' claim its name 'erin' too: give each a "
+        "name of its own in its bot.toml",
         f"submission 'dave' left out: its build failed with status 3 (see {output}/logs/dave.log)",
     ]
-    rows = {row["bot"]: row for row in json.loads(result.stdout)["standings"]}
+    assert result.stderr.splitlines()[:4] == left_out
+    assert "--allow-faults to exit 0" in result.stderr.splitlines()[-1]
+    document = json.loads(result.stdout)
+    rows = {row["bot"]: row for row in document["standings"]}
     assert set(rows) == {"alice", "bob"}
     assert [row["faults"] for row in rows.values()] == [0, 0]
+    assert [left["folder"] for left in document["problems"]["left_out"]] == [
+        "carol",
+        "dave",
+        "erin",
+        "zed",
+    ]
+    standings = json.loads((output / "standings.json").read_text())
+    assert standings["problems"] == document["problems"]
     alice_log = (output / "logs" / "alice.log").read_text()
     assert alice_log.startswith("[arena: alice build: echo building alice;")
     assert "building alice\n[arena: alice build ended with status 0" in alice_log
     assert "no compiler" in (output / "logs" / "dave.log").read_text()
+    # Built in a copy: the folder submitted is never written to.
+    assert not (root / "alice" / "strategy.txt").exists()
+    (copy,) = (output / "builds").glob("alice-*")
+    assert (copy / "strategy.txt").read_text() == "highest\n"
     replays = [json.loads(line) for line in (output / "replays.jsonl").read_text().splitlines()]
     alice_cards = {  # alice plays her highest card: the strategy her build wrote in her folder
         turn["cards"][game["spec"]["seats"].index("alice")]
@@ -158,3 +185,18 @@ def test_good_submissions_play_and_bad_ones_are_named(
         for game in replays
     }
     assert alice_cards == hands
+
+    # Run again: nothing changed, so nothing is built again, and the tournament is complete.
+    again = CliRunner().invoke(main, [*args, "--allow-faults", "--submissions", str(root)])
+    assert again.exit_code == 0, again.output
+    assert "the tournament is complete" in again.stderr
+    assert (output / "logs" / "alice.log").read_text().count("build ended") == 1
+    # A changed submission is a changed bot: refused, naming the way out.
+    (root / "alice" / "bot.py").write_text(SDK_BOT + "\n# a new version\n")
+    changed = CliRunner().invoke(main, [*args, "--submissions", str(root)])
+    assert changed.exit_code == 2, changed.output
+    assert (
+        "bot 'alice' has changed since it played in "
+        f"{output} (the content of its submission folder): choose a new --output folder, or "
+        "--replace alice" in changed.stderr
+    )

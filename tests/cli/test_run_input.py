@@ -97,4 +97,5 @@ def test_another_tournament_in_the_same_folder_is_refused(tmp_path: Path) -> Non
     first = CliRunner().invoke(main, ["run", *args, "--quiet", "--output", str(tmp_path)])
     assert first.exit_code == 0, first.output
     line = refuse(*args, "--seed", "5", "--output", str(tmp_path))
-    assert "holds another tournament" in line and "seed: 0 -> 5" in line
+    assert f"{tmp_path} holds a tournament of other rules (seed: 0 -> 5)" in line
+    assert "choose a new --output folder" in line

@@ -42,8 +42,10 @@ def refused(folder: Path, text: str) -> str:
     return str(caught.value)
 
 
-def test_every_field_but_the_bots_is_a_setting() -> None:
-    assert [s.name for s in SETTINGS] == [f.name for f in fields(TournamentConfig)][1:]
+def test_every_field_but_the_entries_is_a_setting() -> None:
+    entries = ("bots", "fingerprints", "left_out")
+    declared = [f.name for f in fields(TournamentConfig) if f.name not in entries]
+    assert [s.name for s in SETTINGS] == declared
     assert all(s.help for s in SETTINGS)
 
 
@@ -70,7 +72,7 @@ def configured(monkeypatch: pytest.MonkeyPatch, *args: str) -> TournamentConfig:
     """The config `arena run ARGS` would play, caught before anything runs."""
     seen: list[TournamentConfig] = []
 
-    async def caught(config: TournamentConfig, quiet: bool) -> Any:
+    async def caught(config: TournamentConfig, submissions: Path | None, quiet: bool) -> Any:
         seen.append(config)
         raise ConfigError("caught before the run")
 
@@ -152,19 +154,41 @@ def test_with_settings_checks_each_value_by_its_declaration() -> None:
         TournamentConfig().with_settings({"max_rounds": "3"})
 
 
-def test_the_identity_holds_the_settings_in_their_own_form() -> None:
-    config = TournamentConfig(players=2, max_rounds=3, seed=4)
-    identity = config.identity()
-    assert {key: identity[key] for key in ("players", "variant", "end_score", "max_rounds")} == (
+def test_the_rules_hold_what_must_not_change_and_the_settings_in_their_own_form() -> None:
+    config = TournamentConfig(players=2, max_rounds=3, seed=4, games=6, first_deadline=0.5)
+    rules = config.rules()
+    assert {key: rules[key] for key in ("players", "variant", "end_score", "max_rounds")} == (
         config.settings().to_dict()
     )
-    assert identity == {
-        "bots": [],
+    assert rules == {  # deals and bots may grow: not in them
         "players": 2,
         "variant": "standard",
         "end_score": 66,
         "max_rounds": 3,
-        "deals": 1,
         "seed": 4,
         "sample": None,
+        "deadline": 1.0,
+        "first_deadline": 1.0,  # never less than the deadline
+        "max_faults": 20,
     }
+
+
+def test_an_action_of_one_run_is_refused_in_a_file(tmp_path: Path) -> None:
+    line = refused(tmp_path, '[tournament]\nreplace = "a"\n' + TWO_BOTS)
+    assert "replace is for one run: give it as --replace instead" in line
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"gauntlet": "c"}, "--gauntlet 'c' is not an entered bot (entered: a, b)"),
+        ({"replace": "c"}, "--replace 'c' is not an entered bot"),
+        ({"standings_every": -1}, "standings every must be 0 or more games"),
+        ({"build_timeout": 0.0}, "the build timeout above 0"),
+    ],
+)
+def test_run_options_are_checked(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
+    config = load(write(tmp_path, TWO_BOTS)).with_settings(changes)
+    with pytest.raises(ConfigError) as caught:
+        config.check()
+    assert message in str(caught.value)

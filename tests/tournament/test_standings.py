@@ -207,6 +207,7 @@ def test_json_form() -> None:
         "faults": 0,
         "faults_by_kind": {},
         "disqualified": False,
+        "disqualified_in": None,
     }
     assert data["pairwise"][0] == {
         "bot": "bob",
