@@ -25,7 +25,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
 from arena.server.listen import Listener, ListenError
 from arena.server.lobby import BotOptions, BotSpec
-from arena.server.process import Limits
+from arena.server.process import PIDS, Limits
+from arena.server.sandbox import SandboxMode
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
 from arena.tournament.schedule import round_robin_size
@@ -88,8 +89,13 @@ class TournamentConfig:
         default=DEFAULT_END_SCORE, metadata=setting("Bullheads that end a game.")
     )
     max_rounds: int | None = field(default=None, metadata=setting("Cap on rounds per game."))
-    seed: int = field(
-        default=0, metadata=setting("Tournament seed: every game's deal derives from it.")
+    seed: int | None = field(
+        default=None,
+        metadata=setting(
+            "Tournament seed: every game's deal derives from it. A chosen one reveals every deal "
+            "to anyone who knows it.",
+            shown="a secret random one, stored with the results (a resume keeps it)",
+        ),
     )
     sample: int | None = field(
         default=None,
@@ -126,6 +132,26 @@ class TournamentConfig:
     )
     memory_mb: int | None = field(
         default=2048, metadata=setting("Memory limit per bot process in MiB (RLIMIT_DATA).")
+    )
+    pids: int | None = field(
+        default=PIDS,
+        metadata=setting(
+            "Processes and threads per bot process at once, its children included (its cgroup)."
+        ),
+    )
+    sandbox: SandboxMode = field(
+        default=SandboxMode.AUTO,
+        metadata=setting(
+            "Seal every bot process and build step (bubblewrap): on, off, or auto (where the "
+            "machine can; otherwise say so)."
+        ),
+    )
+    reuse_processes: bool = field(
+        default=False,
+        metadata=setting(
+            "Let one bot process play every seat rotation of a deal (faster, for trusted bots: "
+            "it may remember the hands of one rotation in the next)."
+        ),
     )
     cpu_seconds: int | None = field(
         default=None,
@@ -210,7 +236,9 @@ class TournamentConfig:
             max_faults=self.max_faults,
             restart=self.restart,
             startup_timeout=self.startup_timeout,
-            limits=Limits(memory_bytes=memory, cpu_seconds=self.cpu_seconds),
+            limits=Limits(memory_bytes=memory, cpu_seconds=self.cpu_seconds, pids=self.pids),
+            sandbox=self.sandbox,
+            reuse_processes=self.reuse_processes,
         )
 
     def public(self) -> Listener | None:
@@ -290,6 +318,8 @@ class TournamentConfig:
                 "a bot needs at least 16 MiB of memory and 1 s of CPU time, not "
                 f"{self.memory_mb!r} and {self.cpu_seconds!r}"
             )
+        if self.pids is not None and self.pids < 8:
+            raise ConfigError(f"a bot needs at least 8 processes and threads, not {self.pids!r}")
         for option, named in (("--gauntlet", self.gauntlet), ("--replace", self.replace)):
             if named is not None and named not in names:
                 raise ConfigError(

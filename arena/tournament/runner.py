@@ -25,6 +25,7 @@ from arena.tournament.fingerprint import bot_fingerprint, differences, shown_com
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
 from arena.tournament.schedule import keep_tables, schedule
+from arena.tournament.seed import choose_seed
 from arena.tournament.standings import Standings
 from arena.tournament.store import (
     DATABASE,
@@ -89,7 +90,9 @@ async def run_tournament(
     config.check()
     say = announce or (lambda line: None)
     output = config.output
-    output.mkdir(parents=True, exist_ok=True)
+    output.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: results, logs, the seed
+    config, seed_line = choose_seed(config, output / DATABASE)
+    say(seed_line)
     try:
         store = ResultStore(output / DATABASE, config.rules())
     except TournamentMismatchError as error:
@@ -125,6 +128,8 @@ async def run_tournament(
                 public=config.public(),
                 workdir=output / WORK,
             ) as session:
+                if not (session.sealing.sealed and session.sealing.cgroups):
+                    say(session.sealing.describe())
                 _hand_out_tokens(session, announce)
                 bots = session.lobby.bots
                 out = _restore(store, bots)
@@ -195,6 +200,7 @@ def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[s
 def _games(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
     """The games this run plans: every table's deals (as many as asked, never fewer than are
     stored), with stored tables keeping their numbers; only the gauntlet bot's, if one."""
+    assert config.seed is not None, "the seed is chosen first (arena.tournament.seed)"
     specs = schedule(
         [bot.name for bot in config.bots],
         config.settings(),

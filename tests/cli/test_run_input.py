@@ -1,5 +1,6 @@
 """`arena run` refuses bad input with one line naming the problem, and a non-zero exit."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,11 @@ def test_another_tournament_in_the_same_folder_is_refused(tmp_path: Path) -> Non
     args = ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--games", "2"]
     first = CliRunner().invoke(main, ["run", *args, "--quiet", "--output", str(tmp_path)])
     assert first.exit_code == 0, first.output
+    drawn = re.search(r"^seed (\d+), drawn at random", first.stderr, re.MULTILINE)
+    assert drawn is not None, first.stderr
     line = refuse(*args, "--seed", "5", "--output", str(tmp_path))
-    assert f"{tmp_path} holds a tournament of other rules (seed: 0 -> 5)" in line
+    assert f"holds a tournament of other rules (seed: {drawn.group(1)} -> 5)" in line
     assert "choose a new --output folder" in line
+    again = CliRunner().invoke(main, ["run", *args, "--quiet", "--output", str(tmp_path)])
+    assert again.exit_code == 0, again.output  # no --seed: the stored one, never a new one
+    assert f"seed {drawn.group(1)}, this tournament's own" in again.stderr

@@ -132,6 +132,8 @@ def test_an_external_bot_in_a_tournament(tmp_path: Path, no_leftover_processes: 
     try:
         assert run.stderr is not None
         line = run.stderr.readline()
+        while line.startswith(("seed ", "bots run ")):  # the organizer's notes come first
+            line = run.stderr.readline()
         assert "start bot 'mine' yourself" in line, line
         env = dict(item.split("=", 1) for item in line.split() if item.startswith("ARENA_"))
         by_hand = subprocess.Popen(
