@@ -1,0 +1,87 @@
+"""Comparisons simulated in-process, to measure `arena compare`'s design and test quickly.
+
+Pure: games through `play_local`, no I/O, no clock. The games are those `arena compare` plays
+(the same deals, rotations and seats: `pairs.candidate_seat`), with in-process strategies in
+place of bot processes, so thousands of comparisons take seconds rather than hours. Each game's
+strategies are made afresh from a seed that depends only on the deal, the rotation and the seat:
+NEW's game and OLD's game of one deal and rotation give every seat (the field's and the
+candidate's) the same random generator, as the issue's paired design asks.
+
+`Noisy` is the "clearly weaker twin" the checks use: a strategy that plays some of its cards at
+random.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+from arena.players import Strategy, play_local
+from arena.rules import Settings, View
+from arena.tournament.pairs import candidate_seat
+
+Maker = Callable[[str], Strategy]
+"""Makes a strategy for one game from a seed string (deal, rotation and seat)."""
+
+
+class Noisy(Strategy):
+    """`base`, except that each card is, with probability `share`, one of the hand at random.
+
+    Two draws per card whatever happens, so that the generator's stream does not depend on what
+    was drawn: twins seeded alike draw alike.
+    """
+
+    def __init__(self, base: Strategy, share: float, seed: str) -> None:
+        if not 0 <= share <= 1:
+            raise ValueError(f"share must be 0 to 1, not {share!r}")
+        self.base = base
+        self.share = share
+        self.rng = random.Random(seed)
+
+    def choose_card(self, view: View) -> int:
+        chance, pick = self.rng.random(), self.rng.random()
+        if chance < self.share:
+            return view.hand[int(pick * len(view.hand))]
+        return self.base.choose_card(view)
+
+    def choose_row(self, view: View) -> int:
+        return self.base.choose_row(view)
+
+    def choose_draft(self, view: View) -> int:
+        return self.base.choose_draft(view)
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """One deal played in every rotation by NEW and by OLD, against the same field."""
+
+    new: tuple[int, ...]
+    """NEW's bullheads in each rotation."""
+    old: tuple[int, ...]
+    """OLD's bullheads in each rotation, in the same seat, seed and rotation."""
+
+    @property
+    def difference(self) -> float:
+        """The compare statistic: NEW minus OLD per game, averaged over the rotations."""
+        return fmean(self.new) - fmean(self.old)
+
+
+def play_deal(
+    settings: Settings, new: Maker, old: Maker, field: Sequence[Maker], deal: int, seed: int
+) -> DealResult:
+    """Deal number `deal`, of seed `seed`, played in every rotation, the candidate (NEW, then
+    OLD) in its seat for that deal."""
+    players = settings.players
+    seat = candidate_seat(deal, players)
+    if len(field) != players - 1:
+        raise ValueError(f"{players} seats need {players - 1} field strategies, not {len(field)}")
+    results: dict[str, list[int]] = {"new": [], "old": []}
+    for rotation in range(players):
+        for name, candidate in (("new", new), ("old", old)):
+            makers = [*field[:seat], candidate, *field[seat:]]
+            strategies = [make(f"{seed}:{rotation}:{index}") for index, make in enumerate(makers)]
+            result = play_local(settings, strategies, random.Random(seed), rotation)
+            results[name].append(result.record.totals[seat])
+    return DealResult(tuple(results["new"]), tuple(results["old"]))
