@@ -411,6 +411,7 @@ async def _enter(folder: Path, config: TournamentConfig) -> TournamentConfig:
         lambda rejection: click.echo(str(rejection), err=True),
         builds=config.output / BUILDS,
         timeout=config.build_timeout,
+        sandbox=config.sandbox,
     )
     return replace(
         config,

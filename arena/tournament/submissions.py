@@ -29,9 +29,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server.cgroups import RunCgroups
 from arena.server.errors import BotError
 from arena.server.lobby import BotSpec
-from arena.server.process import BotProcess, bot_environment
+from arena.server.process import BotProcess, Limits, bot_environment, write_note
+from arena.server.sandbox import FIRST_UID, Sandbox, SandboxMode, Seal, allocate_uids, find_sandbox
 from arena.server.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
 from arena.tournament.fingerprint import folder_hash, submission_fingerprint
 
@@ -151,27 +153,71 @@ def bot_of(manifest: Manifest) -> BotSpec:
     program = shlex.split(manifest.command)[0]
     if "/" in program and not (folder / program).resolve().is_relative_to(folder):
         raise BadSubmission(f"its program {program!r} lies outside the submission's folder")
-    return BotSpec(spec.name, spec.argv, cwd=folder)
+    return BotSpec(spec.name, spec.argv, cwd=folder, expose=(folder,))
 
 
-async def build(manifest: Manifest, log_path: Path, timeout: float = BUILD_TIMEOUT) -> None:
+@dataclass(frozen=True)
+class Builder:
+    """How builds run: sealed (each in a sandbox of its own, as a uid of its own, its copy the
+    one folder it may write, no network) and in cgroups, where the machine allows."""
+
+    sandbox: Sandbox | None = None
+    cgroups: RunCgroups | None = None
+    uids: tuple[int, ...] = ()
+    """One uid per build, in the order `uid` hands them out."""
+
+    def uid(self, index: int) -> int:
+        """The uid of build `index` (the sandbox's; 0 unsealed)."""
+        return self.uids[index] if self.sandbox is not None else 0
+
+
+BUILD_LIMITS = Limits(pids=1024)
+"""A build's limits: compilers run many processes; its memory is the machine's."""
+BUILD_FIRST_UID = FIRST_UID + 1000
+"""Builds run as uids of their own, apart from the bots' (see `sandbox.FIRST_UID`)."""
+
+
+async def build(
+    manifest: Manifest,
+    log_path: Path,
+    timeout: float = BUILD_TIMEOUT,
+    builder: Builder = Builder(),
+    index: int = 0,
+) -> None:
     """Run the manifest's build command in its folder, its output into `log_path`.
 
     Raises BadSubmission when it fails, times out, or cannot start. The build gets the bots'
-    clean environment (plus HOME, where package managers keep their caches), in its own process
-    group, stopped whole on a timeout.
+    clean environment (plus HOME: sealed, a private one in memory; unsealed, the organizer's,
+    where package managers keep their caches), in its own process group, stopped whole on a
+    timeout, and once it ends (so a daemon it started does not outlive it). Sealed, it runs as
+    its own uid with its copy as the one folder it may write and no network; once it ends, the
+    copy is handed back to the arena's user and made readable to all (the bot that runs it is
+    another uid, and sees the copy read-only).
     """
     assert manifest.build is not None
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("a") as log:
-        log.write(f"[arena: {manifest.name} build: {manifest.build}]\n")
-    env = bot_environment("", "", {"HOME": os.environ.get("HOME", str(manifest.folder))})
+    write_note(log_path, f"[arena: {manifest.name} build: {manifest.build}]\n")
+    home = {} if builder.sandbox is not None else {"HOME": os.environ.get("HOME", "/")}
+    env = bot_environment("", "", home)
     for variable in (ADDRESS_VARIABLE, TOKEN_VARIABLE):  # a build connects to no arena
         del env[variable]
+    uid = builder.uid(index)
+    seal = None
+    if builder.sandbox is not None:
+        _own(manifest.folder, uid)
+        seal = Seal(uid, writable=(manifest.folder,), cwd=manifest.folder)
     began = time.monotonic()
     try:
         process = await BotProcess.start(
-            ("sh", "-c", manifest.build), env, manifest.folder, log_path, BUILD_LOG_CAP
+            ("sh", "-c", manifest.build),
+            env,
+            manifest.folder,
+            log_path,
+            BUILD_LOG_CAP,
+            BUILD_LIMITS,
+            sandbox=builder.sandbox,
+            seal=seal,
+            cgroups=builder.cgroups,
         )
     except OSError as error:
         raise BadSubmission(f"its build could not start: {error.strerror}") from None
@@ -181,11 +227,24 @@ async def build(manifest: Manifest, log_path: Path, timeout: float = BUILD_TIMEO
         raise BadSubmission(f"its build took over {timeout:g} s (see {log_path})") from None
     finally:
         await process.stop()  # the build's leftovers go, and its output is drained
+        if builder.sandbox is not None:
+            _own(manifest.folder, os.getuid(), readable=True)
     took = time.monotonic() - began
-    with log_path.open("a") as log:
-        log.write(f"[arena: {manifest.name} build ended with status {status} in {took:.1f} s]\n")
+    ended = f"[arena: {manifest.name} build ended with status {status} in {took:.1f} s]\n"
+    write_note(log_path, ended)
     if status != 0:
         raise BadSubmission(f"its build failed with status {status} (see {log_path})")
+
+
+def _own(folder: Path, uid: int, readable: bool = False) -> None:
+    """Give `folder` and everything in it to `uid` (symlinks themselves, never what they point
+    to); with `readable`, also let anyone read it (and enter and run what may be run)."""
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid if uid else os.getgid())
+        if readable and not path.is_symlink():
+            mode = path.lstat().st_mode
+            extra = 0o444 | (0o111 if path.is_dir() or mode & 0o100 else 0)
+            path.chmod((mode | extra) & ~0o022)
 
 
 def copy_of(manifest: Manifest, builds: Path) -> tuple[Manifest, str, bool]:
@@ -228,12 +287,16 @@ async def enter_submissions(
     report: Callable[[Rejection], None] | None = None,
     builds: Path | None = None,
     timeout: float = BUILD_TIMEOUT,
+    sandbox: SandboxMode = SandboxMode.AUTO,
 ) -> Entered:
     """The bots of every playable submission under `root`, each copied into `builds` (default:
     `builds` beside `log_dir`) and built there unless built already, and the submissions left
     out (each also told to `report` as it is found).
 
-    Cancelling it (Ctrl-C, SIGTERM) stops every build in progress, whole process groups.
+    Each build runs sealed as `sandbox` says (see `Builder`; SandboxError for `on` where the
+    machine cannot), in a cgroup of its own where the machine has them. Each bot then sees its
+    own copy, and only that, read-only (`BotSpec.expose`). Cancelling it (Ctrl-C, SIGTERM) stops
+    every build in progress, whole cgroups and process groups.
     """
     manifests, rejections = find_submissions(root)
     if report is not None:
@@ -242,13 +305,21 @@ async def enter_submissions(
     builds = builds or log_dir.parent / "builds"
     gate = asyncio.Semaphore(concurrency)
     entered = Entered(left_out=rejections)
+    found = await find_sandbox(sandbox) if any(m.build for m in manifests) else None
+    cgroups = RunCgroups.create() if any(m.build for m in manifests) else None
+    builder = Builder(
+        found if isinstance(found, Sandbox) else None,
+        cgroups if isinstance(cgroups, RunCgroups) else None,
+        tuple(allocate_uids(len(manifests), BUILD_FIRST_UID)),
+    )
 
-    async def enter(manifest: Manifest) -> None:
+    async def enter(index: int, manifest: Manifest) -> None:
         try:
             copy, fingerprint, unbuilt = copy_of(manifest, builds)
             if unbuilt:
                 async with gate:
-                    await build(copy, log_dir / f"{manifest.name}.log", timeout)
+                    log = log_dir / f"{manifest.name}.log"
+                    await build(copy, log, timeout, builder, index)
                 (copy.folder / BUILT).write_text("built\n")
             entered.bots.append(bot_of(copy))
             entered.fingerprints[manifest.name] = fingerprint
@@ -258,7 +329,11 @@ async def enter_submissions(
             if report is not None:
                 report(rejection)
 
-    await asyncio.gather(*(enter(manifest) for manifest in manifests))
+    try:
+        await asyncio.gather(*(enter(i, manifest) for i, manifest in enumerate(manifests)))
+    finally:
+        if builder.cgroups is not None:
+            await builder.cgroups.close()
     entered.bots.sort(key=lambda spec: spec.name)
     entered.left_out.sort(key=lambda rejection: rejection.folder)
     return entered
