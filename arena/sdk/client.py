@@ -332,7 +332,13 @@ def run_connection(main: Coroutine[Any, Any, None], address: str) -> None:
 
 
 def run(bot: Bot, name: str | None = None, argv: Sequence[str] | None = None) -> None:
-    """Run `bot` until the arena is done with it; exits with a one-line error if it cannot."""
+    """Run `bot` until the arena is done with it; exits with a one-line error if it cannot.
+
+    Its stdout is made line-buffered, as stderr is: the arena files each line of a bot's log
+    under the turn it was read in, so a `print` must not wait in a buffer for later turns.
+    """
+    with contextlib.suppress(AttributeError, ValueError):  # a replaced or closed stream
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     parser = argparse.ArgumentParser(description=f"6 nimmt! bot {name or type(bot).__name__}")
     add_endpoint_options(parser)
     parser.add_argument("--name", default=name or type(bot).__name__)

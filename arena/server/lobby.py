@@ -25,6 +25,7 @@ from pathlib import Path
 
 from arena.players import Referee
 from arena.protocol import pb
+from arena.server.botlog import BotLog, Where
 from arena.server.cgroups import RunCgroups
 from arena.server.connection import Connection
 from arena.server.process import BotProcess, Limits, bot_environment, write_note
@@ -87,6 +88,8 @@ class Instance:
     connection: Connection | None = None
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     busy: bool = False
+    watcher: asyncio.Task[None] | None = None
+    """For a launched bot: the task that notes its exit, once its output is drained."""
 
     @property
     def alive(self) -> bool:
@@ -110,6 +113,13 @@ class Bot:
     """The uid its sealed processes run as (its own; 0 when unsealed)."""
     socket: Path | None = None
     """The host path of its own arena socket (None for an external bot)."""
+    log_cap: int = 1 << 20
+    """Bytes its log file may hold (`BotOptions.log_cap`): past them the arena's notes stop too."""
+    lines: BotLog = field(init=False)
+    """Its log line by line, each tagged with the game, round and turn it was written in."""
+
+    def __post_init__(self) -> None:
+        self.lines = BotLog(self.spec.name)
 
     @property
     def name(self) -> str:
@@ -126,10 +136,17 @@ class Bot:
         if self.referee.disqualify(why):
             self.note(why)
 
-    def note(self, message: str) -> None:
+    def note(self, message: str, where: Where | None = None) -> None:
         """Write what the arena did about the bot into its log, for its author to read (never
-        through a symlink: see `open_log`; a log that cannot be written is skipped)."""
-        write_note(self.log_path, f"[arena: {self.name} {message}]\n")
+        through a symlink: see `open_log`; a log that cannot be written or is full is skipped),
+        and into its lines at `where` (None: between games)."""
+        try:
+            full = self.log_path.stat().st_size >= self.log_cap
+        except OSError:
+            full = False
+        if not full:
+            write_note(self.log_path, f"[arena: {self.name} {message}]\n")
+        self.lines.note(f"{self.name} {message}", where)
 
 
 class Lobby:
@@ -171,7 +188,7 @@ class Lobby:
 
     def _enter(self, spec: BotSpec, log_dir: Path) -> Bot:
         referee = Referee(spec.name, self.options.max_faults)
-        return Bot(spec, log_dir / f"{spec.name}.log", referee)
+        return Bot(spec, log_dir / f"{spec.name}.log", referee, log_cap=self.options.log_cap)
 
     # -- the server's side ------------------------------------------------------------------
 
@@ -201,6 +218,7 @@ class Lobby:
         connection = Connection(bot.name)
         instance.connection = connection
         instance.connected.set()
+        bot.note("connected", bot.lines.where(instance))
         return connection
 
     def leave(self, connection: Connection) -> None:
@@ -258,6 +276,10 @@ class Lobby:
         """The game is over: the instance may serve another, unless its bot was disqualified,
         whose processes are stopped at once so they cost the other bots no CPU or memory."""
         instance.busy = False
+        if instance.watcher is not None and not instance.alive:
+            # It died in this game: its last words and its exit belong to it, noted once drained.
+            await asyncio.wait({instance.watcher}, timeout=EXIT_GRACE)
+        bot.lines.at(instance, None)  # between games: what it writes now belongs to none
         if bot.referee.disqualified and instance.process is not None:
             if instance.connection is not None:
                 instance.connection.close("the bot is disqualified")
@@ -274,6 +296,8 @@ class Lobby:
                 if instance.connection is not None:
                     instance.connection.close("the arena is shutting down")
         await asyncio.gather(*(process.stop(patience=EXIT_GRACE) for process in self.processes))
+        if self._watchers:  # every process has exited: let them note it (a second at most)
+            await asyncio.wait(set(self._watchers), timeout=1.0)
         for watcher in self._watchers:
             watcher.cancel()
 
@@ -315,13 +339,15 @@ class Lobby:
                 sandbox=self.sandbox,
                 seal=self.seal(bot) if sealed else None,
                 cgroups=self.cgroups,
+                on_output=bot.lines.feeder(instance),
             )
         except OSError as error:
             bot.unreachable(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
             self._failed_start(bot)
             return None
         self.processes.append(instance.process)
-        watcher = asyncio.create_task(self._watch(instance))
+        bot.note(f"started process {instance.process.pid}: {shlex.join(bot.spec.argv)}")
+        watcher = instance.watcher = asyncio.create_task(self._watch(bot, instance))
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
         if not await self._wait_connected(instance):
@@ -367,10 +393,15 @@ class Lobby:
             bot.instances.remove(instance)
         self._tokens = [t for t in self._tokens if t[2] is not instance]
 
-    async def _watch(self, instance: Instance) -> None:
-        """When a launched bot exits, close its stream at once with a message saying so."""
+    async def _watch(self, bot: Bot, instance: Instance) -> None:
+        """When a launched bot exits, close its stream at once with a message saying so; once
+        its output is drained, note the exit after its last words."""
         assert instance.process is not None
         status = await instance.process.wait()
         if instance.connection is not None:
             instance.connection.close(f"the bot exited with status {status}")
         instance.connected.set()  # wake anyone still waiting for it to connect
+        await instance.process.stop()  # it has exited: this only waits for its output
+        where = bot.lines.where(instance)
+        bot.lines.flush(instance)
+        bot.note(f"exited with status {status}", where)

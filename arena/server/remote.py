@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from arena.players import Fault, FaultKind, Player, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
+from arena.server.botlog import Where
 from arena.server.connection import Connection
 from arena.server.lobby import Bot, BotOptions, Instance
 
@@ -41,6 +42,8 @@ class RemotePlayer(Player):
         self._asked = False
         self._request_id = 0
         """The request the latest decision was asked in; 0 when none was sent."""
+        if instance is not None:  # from now on, what it writes belongs to this game
+            bot.lines.at(instance, Where(game.game_id))
 
     def _connection(self) -> Connection | None:
         return self._instance.connection if self._instance is not None else None
@@ -63,8 +66,14 @@ class RemotePlayer(Player):
         options = self._game.options
         deadline = options.deadline if self._asked else options.first_deadline
         self._asked = True
+        if self._instance is not None:  # what it writes from now on is filed under this decision
+            self.bot.lines.at(self._instance, self._where(decision, view.round, view.turn))
         self._request_id = connection.request(self._game.game_id, decision, view, deadline)
         return await connection.answer(self._request_id)
+
+    def _where(self, decision: Decision, round: int, turn: int) -> Where:
+        """Where in this game a decision is: its round and turn (no turn in the draft)."""
+        return Where(self._game.game_id, round, None if decision is Decision.DRAFT else turn)
 
     def _listener(self) -> Connection | None:
         """The connection to tell the game's events, if the bot is connected and wants them.
@@ -98,10 +107,13 @@ class RemotePlayer(Player):
             connection.send(pb.ArenaMessage(game_ended=event))
 
     def faulted(self, fault: Fault) -> None:
-        """Tell the bot, so its author sees why; a disqualification goes into its log too."""
+        """Tell the bot, so its author sees why, and note it in the bot's log beside its turn."""
         disqualified = fault.kind is FaultKind.DISQUALIFIED
+        where = self._where(fault.decision, fault.round, fault.turn)
         if disqualified:
-            self.bot.note(self.bot.referee.disqualified)
+            self.bot.note(self.bot.referee.disqualified, where)
+        else:
+            self.bot.note(f"fault ({fault.kind}, {fault.decision}): {fault.message}", where)
         request_id = 0 if disqualified else self._request_id
         if (connection := self._connection()) is not None:
             notice = convert.fault_to_proto(self._game.game_id, request_id, fault)

@@ -40,7 +40,12 @@ class LocalExecutor:
         )
         bots = self._session.lobby.bots
         disqualified = tuple(name for name in spec.seats if bots[name].referee.disqualified)
-        return GameOutcome(spec, result.record, result.faults, disqualified)
+        logs = tuple(  # the game's lines, and what its bots wrote between games meanwhile
+            line
+            for name in spec.seats
+            for line in (*bots[name].lines.take_loose(), *bots[name].lines.take(spec.game_id))
+        )
+        return GameOutcome(spec, result.record, result.faults, disqualified, logs)
 
     async def run(self, jobs: Sequence[GameSpec]) -> AsyncIterator[GameOutcome]:
         """Play the jobs in schedule order, `concurrency` at a time, yielding each as it ends."""

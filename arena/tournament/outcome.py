@@ -6,11 +6,12 @@ another machine), stored, and read back equal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.players import Fault, FaultKind
 from arena.rules import Decision, GameRecord, Settings
+from arena.server.botlog import LogLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,9 @@ class GameOutcome:
     """Every fault committed in the game, in order; `Fault.seat` indexes `spec.seats`."""
     disqualified: tuple[str, ...]
     """The bots of this table disqualified by the end of this game (in this game or before)."""
+    logs: tuple[LogLine, ...] = field(default=(), compare=False, repr=False)
+    """What its bots wrote during it, and between games since their last game was saved: kept in
+    the store's own table, not in the outcome's JSON form (nor in the replay file)."""
 
     def __post_init__(self) -> None:
         spec, record = self.spec, self.record

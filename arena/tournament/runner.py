@@ -45,6 +45,8 @@ Announce = Callable[[str], None]
 """Told a line for the organizer to act on during the run."""
 Watch = Callable[[Standings], None]
 """Told the standings each time the live standings are written."""
+Plan = Callable[[TournamentConfig, ResultStore], list[GameSpec]]
+"""The games a run plans, from its config and its store (the tournament's: `_games`)."""
 FIRST = asyncio.FIRST_COMPLETED
 LIVE_SHARE = 0.1
 """The live standings take at most about this share of the run's time: after a write that took
@@ -78,6 +80,9 @@ async def run_tournament(
     stop: asyncio.Event | None = None,
     announce: Announce | None = None,
     watch: Watch | None = None,
+    games: Plan | None = None,
+    identity: Mapping[str, Any] | None = None,
+    saved: Callable[[GameOutcome], None] | None = None,
 ) -> RunSummary:
     """Play the tournament's missing games and write its results.
 
@@ -86,6 +91,11 @@ async def run_tournament(
     written. Cancelling the task does the same, then propagates. `announce` is told what the
     organizer must do or know during the run (start external bots; a tournament complete);
     `watch` is told the live standings every `config.standings_every` games.
+
+    Another design than the tournament's plays through the same path: `games` plans its games
+    instead of the schedule (told the config, its seed decided, and the store, its bots
+    checked), `identity` joins the rules as what a resume must match, and `saved` is told every
+    game as it is stored (`arena compare` reads its test from them, and sets `stop`).
     """
     config.check()
     say = announce or (lambda line: None)
@@ -94,7 +104,7 @@ async def run_tournament(
     config, seed_line = choose_seed(config, output / DATABASE)
     say(seed_line)
     try:
-        store = ResultStore(output / DATABASE, config.rules())
+        store = ResultStore(output / DATABASE, {**config.rules(), **(identity or {})})
     except TournamentMismatchError as error:
         raise ConfigError(
             f"{output} holds a tournament of other rules ({error}): choose a new --output "
@@ -103,7 +113,7 @@ async def run_tournament(
     with store:
         entries = _entries(config)
         replaced = _check_entries(store, config, entries)
-        specs = _games(config, store)
+        specs = (games or _games)(config, store)
         finished = store.finished_ids()
         planned = len(finished | {spec.game_id for spec in specs})
         left_out = [list(pair) for pair in config.left_out]
@@ -113,7 +123,7 @@ async def run_tournament(
         played = 0
         if progress:
             progress(stored, planned)
-        if not todo:
+        if not todo and games is None:
             more = ": add deals with a larger --games, or bots with --bot"
             more = "" if config.gauntlet else more
             say(f"the tournament is complete: all {planned} games are stored in {output}{more}")
@@ -137,12 +147,16 @@ async def run_tournament(
                 try:
                     async for outcome in executor.run(todo):
                         store.save(outcome, _newly_out(outcome, bots, out))
+                        if saved is not None:
+                            saved(outcome)
                         played += 1
                         if progress:
                             progress(stored + played, planned)
                         live.game_saved()
                 finally:  # a bot put out with no game of its own to show it (rare) is kept too
                     _sweep(store, bots, out)
+            # What the bots wrote after their last game (their exits, last words) is kept too.
+            store.save_lines(line for bot in bots.values() for line in bot.lines.take_loose())
 
         try:
             completed = not todo or await _unless_stopped(play(), stop)

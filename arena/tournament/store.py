@@ -32,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from arena.server.botlog import LogLine
 from arena.tournament.errors import TournamentMismatchError as TournamentMismatchError
 from arena.tournament.outcome import Disqualification, GameOutcome
 
@@ -64,6 +65,18 @@ _SCHEMA = (
     )""",
     # Lets `outcomes` stream in schedule order straight off the index, without a sort.
     "CREATE INDEX IF NOT EXISTS games_order ON games (table_index, deal, rotation)",
+    # Every line of the bots' logs, in the order written (`id`), with where its bot was: the
+    # game, round and turn (NULL between games, before a game's first decision, in the draft).
+    """CREATE TABLE IF NOT EXISTS bot_logs (
+        id INTEGER PRIMARY KEY,
+        bot TEXT NOT NULL,
+        game_id TEXT,
+        round INTEGER,
+        turn INTEGER,
+        source TEXT NOT NULL,
+        text TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS bot_logs_by_game ON bot_logs (game_id, bot)",
     # Every bot entered, what it must stay (its fingerprint), how it was started, and when (the
     # game, and the rowid of that game: the order games were saved in) it was disqualified.
     """CREATE TABLE IF NOT EXISTS bots (
@@ -235,6 +248,7 @@ class ResultStore:
                 ),
             )
             if cursor.rowcount:
+                self._write_lines(outcome.logs)
                 order = cursor.lastrowid or 0
                 for out in disqualified:
                     self._db.execute(
@@ -251,6 +265,19 @@ class ResultStore:
                 f"{self.path}: game {spec.game_id!r} is stored with another spec: {stored}"
             )
         return False
+
+    def save_lines(self, lines: Iterable[LogLine]) -> None:
+        """Store lines of the bots' logs that came with no game (written between games, or after
+        the last), in one transaction."""
+        with self._transaction():
+            self._write_lines(lines)
+
+    def _write_lines(self, lines: Iterable[LogLine]) -> None:
+        self._db.executemany(
+            "INSERT INTO bot_logs (bot, game_id, round, turn, source, text)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            ((x.bot, x.game_id, x.round, x.turn, x.source, x.text) for x in lines),
+        )
 
     def finished_ids(self) -> set[str]:
         """The ids of every stored game: a resumed run skips them."""
