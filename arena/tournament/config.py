@@ -23,7 +23,7 @@ from types import NoneType, UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
-from arena.server.listen import Listener, ListenError
+from arena.server.listen import Listener, ListenError, is_loopback
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.process import PIDS, Limits
 from arena.server.sandbox import SandboxMode
@@ -169,7 +169,44 @@ class TournamentConfig:
     tls_key: Path | None = field(
         default=None, metadata=setting("TLS private key (PEM) for --listen.")
     )
-    insecure: bool = field(default=False, metadata=setting("Listen beyond loopback without TLS."))
+    insecure: bool = field(
+        default=False,
+        metadata=setting("Listen beyond loopback, or reach a cluster beyond it, without TLS."),
+    )
+    cluster: str | None = field(
+        default=None,
+        metadata=setting(
+            "Play the games on this Dask cluster: its scheduler, tcp://HOST:PORT or "
+            "tls://HOST:PORT (see `dask scheduler` and `dask worker`).",
+            shown="this machine",
+        ),
+    )
+    workers: int | None = field(
+        default=None,
+        metadata=setting(
+            "Play the games on a Dask cluster of this many worker processes on this machine "
+            "(the same path as --cluster), sharing --concurrency."
+        ),
+    )
+    bots_dir: Path | None = field(
+        default=None,
+        metadata=setting(
+            "A folder every --cluster worker sees at the same path (a shared file system): the "
+            "bots' archives are put there instead of sent through the cluster.",
+            folder=True,
+            shown="send them through the cluster",
+        ),
+    )
+    cluster_ca: Path | None = field(
+        default=None, metadata=setting("For a tls:// --cluster: the CA certificate (PEM).")
+    )
+    cluster_cert: Path | None = field(
+        default=None,
+        metadata=setting("For a tls:// --cluster: the organizer's certificate (PEM)."),
+    )
+    cluster_key: Path | None = field(
+        default=None, metadata=setting("For a tls:// --cluster: its private key (PEM).")
+    )
     output: Path = field(
         default=Path("arena-out"),
         metadata=setting("The folder for results, standings, replays and logs.", folder=True),
@@ -240,6 +277,59 @@ class TournamentConfig:
             sandbox=self.sandbox,
             reuse_processes=self.reuse_processes,
         )
+
+    @property
+    def distributed(self) -> bool:
+        """Whether the games run on a Dask cluster (`--cluster` or `--workers`)."""
+        return self.cluster is not None or self.workers is not None
+
+    def check_cluster(self) -> None:
+        """Raise ConfigError for cluster settings that cannot be used: both --cluster and
+        --workers, an address of another kind, tls:// without its files, tcp:// beyond loopback
+        without --insecure, bots that cannot be shipped (external ones), --listen."""
+        if not self.distributed:
+            return
+        if self.cluster is not None and self.workers is not None:
+            raise ConfigError("give --cluster (a running cluster) or --workers N, not both")
+        if self.workers is not None and self.workers < 1:
+            raise ConfigError(f"--workers must be at least 1, not {self.workers!r}")
+        external = [bot.name for bot in self.bots if bot.argv is None]
+        if external:
+            raise ConfigError(
+                f"bot {external[0]!r} is external (started by hand): a cluster's workers launch "
+                "their own bots; play it without --cluster or --workers"
+            )
+        if self.listen is not None:
+            raise ConfigError("--listen is for external bots, which a cluster cannot seat")
+        if self.cluster is None:
+            return
+        scheme, sep, rest = self.cluster.partition("://")
+        if not sep:
+            scheme, rest = "tcp", self.cluster
+        if scheme not in ("tcp", "tls") or not rest:
+            raise ConfigError(
+                f"--cluster {self.cluster!r}: give the scheduler's address as tcp://HOST:PORT "
+                "or tls://HOST:PORT"
+            )
+        files = {
+            "--cluster-ca": self.cluster_ca,
+            "--cluster-cert": self.cluster_cert,
+            "--cluster-key": self.cluster_key,
+        }
+        if scheme == "tls":
+            missing = [option for option, path in files.items() if path is None]
+            if missing:
+                needed = ", ".join(missing)
+                raise ConfigError(f"a tls:// cluster needs the organizer's certificates: {needed}")
+            for option, path in files.items():
+                if path is not None and not path.is_file():
+                    raise ConfigError(f"{option}: no such file {str(path)!r}")
+        elif not self.insecure and not is_loopback(rest):
+            raise ConfigError(
+                f"--cluster {self.cluster} reaches beyond this machine in the clear: use tls:// "
+                "with --cluster-ca, --cluster-cert and --cluster-key, or give --insecure to send "
+                "the bots and games unencrypted"
+            )
 
     def public(self) -> Listener | None:
         """Where external bots connect, if anywhere beyond the arena's own loopback port."""
@@ -330,6 +420,7 @@ class TournamentConfig:
                 "standings every must be 0 or more games and the build timeout above 0, not "
                 f"{self.standings_every!r} and {self.build_timeout!r}"
             )
+        self.check_cluster()
         public = self.public()
         if public is not None:
             try:

@@ -1,26 +1,65 @@
 """Executors run game jobs: a spec in, an outcome out, in whatever order they finish.
 
 A game is a self-contained job identified by its spec's stable id, so an executor is free to run
-jobs anywhere and in any order. Today the only one is `LocalExecutor`: games on this machine over
-one arena session. A distributed one (Dask, say) would implement the same `Executor` protocol,
-with a session on each worker.
+jobs anywhere and in any order. `LocalExecutor` plays them on this machine over one arena session;
+`arena.tournament.cluster.DaskExecutor` on a Dask cluster's workers, each with a session of its
+own (and `LocalExecutor.play` for each game there).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from typing import Protocol
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from arena.server.lobby import Bot
 from arena.server.session import Session
 from arena.tournament.outcome import GameOutcome, GameSpec
+
+WorkersUp = Callable[[int], None]
+"""Told how many workers are up, each time that changes (a cluster's executor)."""
+
+
+@dataclass(frozen=True)
+class WorkersReport:
+    """Where a run's games were played: by each worker, and which workers were lost."""
+
+    games: dict[str, int] = field(default_factory=dict)
+    """Games played (and stored) by each worker, by its name."""
+    lost: tuple[str, ...] = ()
+    """Workers that left during the run; their unfinished games were played on the others."""
+
+    def lines(self) -> list[str]:
+        """For the summary: a line of games per worker, and one for the workers lost."""
+        played = ", ".join(f"{name} {count}" for name, count in self.games.items()) or "none"
+        lines = [f"games per worker: {played}"]
+        if self.lost:
+            lines.append(
+                f"workers lost: {', '.join(self.lost)} (their unfinished games were played "
+                "again on the others)"
+            )
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """For `arena run --json`."""
+        return {"games": dict(self.games), "lost": list(self.lost)}
 
 
 class Executor(Protocol):
     """Something that plays game jobs and yields their outcomes as they finish."""
 
+    @property
+    def bots(self) -> Mapping[str, Bot]:
+        """The bots of the run, by name: their referees count the tournament's faults."""
+        ...
+
     def run(self, jobs: Sequence[GameSpec]) -> AsyncIterator[GameOutcome]:
         """Play every job; closing the iterator early stops the games still running."""
+        ...
+
+    def report(self) -> WorkersReport | None:
+        """Where the games were played, for an executor of many workers; None for one."""
         ...
 
 
@@ -32,6 +71,15 @@ class LocalExecutor:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
         self._session = session
         self._concurrency = concurrency
+
+    @property
+    def bots(self) -> Mapping[str, Bot]:
+        """The session's bots."""
+        return self._session.lobby.bots
+
+    def report(self) -> None:
+        """One machine: nothing to report."""
+        return None
 
     async def play(self, spec: GameSpec) -> GameOutcome:
         """Play one job."""

@@ -11,16 +11,18 @@ change is refused with one line that names it and the way out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
-from arena.tournament.executor import LocalExecutor
+from arena.tournament.executor import Executor, LocalExecutor, WorkersReport, WorkersUp
 from arena.tournament.fingerprint import bot_fingerprint, differences, shown_command
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
@@ -38,6 +40,9 @@ from arena.tournament.store import (
     TournamentMismatchError,
 )
 from arena.tournament.writer import write_results, write_standings
+
+if TYPE_CHECKING:  # loads Dask: imported where a cluster is used
+    from arena.tournament.cluster import Cluster
 
 Progress = Callable[[int, int], None]
 """Told (games done, games in the tournament) after every game."""
@@ -71,6 +76,8 @@ class RunSummary:
     """Bots disqualified, never connected, left out; faults by bot."""
     replaced: int = 0
     """Games dropped by `--replace`, to be played again."""
+    workers: WorkersReport | None = None
+    """On a cluster: the games each worker played, and the workers lost."""
 
 
 async def run_tournament(
@@ -83,6 +90,8 @@ async def run_tournament(
     games: Plan | None = None,
     identity: Mapping[str, Any] | None = None,
     saved: Callable[[GameOutcome], None] | None = None,
+    cluster: Cluster | None = None,
+    workers_up: WorkersUp | None = None,
 ) -> RunSummary:
     """Play the tournament's missing games and write its results.
 
@@ -96,6 +105,10 @@ async def run_tournament(
     instead of the schedule (told the config, its seed decided, and the store, its bots
     checked), `identity` joins the rules as what a resume must match, and `saved` is told every
     game as it is stored (`arena compare` reads its test from them, and sets `stop`).
+
+    With `config.cluster` or `config.workers` the games run on a Dask cluster (`cluster`, when
+    the caller holds one open already: it entered submissions through it), and `workers_up` is
+    told how many workers are up as that changes.
     """
     config.check()
     say = announce or (lambda line: None)
@@ -121,6 +134,7 @@ async def run_tournament(
         todo = [spec for spec in specs if spec.game_id not in finished]
         stored = store.count()
         played = 0
+        report: WorkersReport | None = None
         if progress:
             progress(stored, planned)
         if not todo and games is None:
@@ -131,19 +145,10 @@ async def run_tournament(
 
         async def play() -> None:
             nonlocal played
-            async with open_session(
-                list(config.bots),
-                output / LOGS,
-                config.bot_options(),
-                public=config.public(),
-                workdir=output / WORK,
-            ) as session:
-                if not (session.sealing.sealed and session.sealing.cgroups):
-                    say(session.sealing.describe())
-                _hand_out_tokens(session, announce)
-                bots = session.lobby.bots
+            nonlocal report
+            async with _executor(config, say, announce, cluster, workers_up) as executor:
+                bots = executor.bots
                 out = _restore(store, bots)
-                executor = LocalExecutor(session, config.concurrency)
                 try:
                     async for outcome in executor.run(todo):
                         store.save(outcome, _newly_out(outcome, bots, out))
@@ -155,6 +160,7 @@ async def run_tournament(
                         live.game_saved()
                 finally:  # a bot put out with no game of its own to show it (rare) is kept too
                     _sweep(store, bots, out)
+                    report = executor.report()
             # What the bots wrote after their last game (their exits, last words) is kept too.
             store.save_lines(line for bot in bots.values() for line in bot.lines.take_loose())
 
@@ -164,7 +170,7 @@ async def run_tournament(
             await live.settle()
             standings, problems = write_results(store, output, list(entries))
         return RunSummary(
-            standings, played, planned, store.count(), not completed, problems, replaced
+            standings, played, planned, store.count(), not completed, problems, replaced, report
         )
 
 
@@ -293,6 +299,38 @@ async def _unless_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event |
         return False
     task.result()  # an error of the run itself propagates
     return True
+
+
+@asynccontextmanager
+async def _executor(
+    config: TournamentConfig,
+    say: Announce,
+    announce: Announce | None,
+    cluster: Cluster | None,
+    workers_up: WorkersUp | None,
+) -> AsyncIterator[Executor]:
+    """The one place that chooses where the games run: on a Dask cluster's workers (each with
+    an arena session of its own), or on this machine's one session."""
+    if cluster is not None or config.distributed:
+        from arena.tournament.cluster import open_cluster  # loads Dask: only for a cluster
+
+        async with contextlib.AsyncExitStack() as stack:
+            if cluster is None:
+                cluster = await stack.enter_async_context(open_cluster(config))
+            async with cluster.executor(config, say, workers_up) as executor:
+                yield executor
+        return
+    async with open_session(
+        list(config.bots),
+        config.output / LOGS,
+        config.bot_options(),
+        public=config.public(),
+        workdir=config.output / WORK,
+    ) as session:
+        if not (session.sealing.sealed and session.sealing.cgroups):
+            say(session.sealing.describe())
+        _hand_out_tokens(session, announce)
+        yield LocalExecutor(session, config.concurrency)
 
 
 def _hand_out_tokens(session: Session, announce: Announce | None) -> None:
