@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
 
     from arena.server.checkbot import Check, CheckOptions
     from arena.server.lobby import BotSpec
+    from arena.tournament.cluster import Cluster
     from arena.tournament.config import Setting, TournamentConfig
     from arena.tournament.runner import RunSummary
 
@@ -375,6 +376,8 @@ def run(
             "problems": problems.to_dict(),
             "games": {"stored": summary.stored, "total": summary.total, "played": summary.played},
         }
+        if summary.workers is not None:
+            document["workers"] = summary.workers.to_dict()
         click.echo(json.dumps(document, indent=2))
     else:
         click.echo(standings_table(summary.standings))
@@ -383,6 +386,8 @@ def run(
         click.echo(f"\n{summary.stored} of {summary.total} games in {config.output}/")
         if problems.lines():
             click.echo("\n" + "\n".join(problems.lines()))
+        if summary.workers is not None:
+            click.echo("\n" + "\n".join(summary.workers.lines()))
     if summary.interrupted:
         click.echo(
             f"interrupted: {summary.stored} of {summary.total} games kept; run the same "
@@ -399,11 +404,21 @@ def run(
         sys.exit(EXIT_PROBLEMS)
 
 
-async def _enter(folder: Path, config: TournamentConfig) -> TournamentConfig:
-    """Build and enter a folder of submissions, saying which are left out and why."""
+async def _enter(
+    folder: Path, config: TournamentConfig, cluster: Cluster | None = None
+) -> TournamentConfig:
+    """Build and enter a folder of submissions, saying which are left out and why; on a
+    cluster, each is built on every worker instead (and the organizer builds nothing)."""
     from arena.tournament.store import BUILDS
     from arena.tournament.submissions import enter_submissions
 
+    if cluster is not None:
+        return await cluster.enter_submissions(
+            folder,
+            config,
+            lambda rejection: click.echo(str(rejection), err=True),
+            lambda line: click.echo(line, err=True),
+        )
     entered = await enter_submissions(
         folder,
         config.output / LOGS,
@@ -445,29 +460,47 @@ async def _run(
         else:
             bar.update(done - bar.n)
 
+    shown: dict[str, str] = {}  # what the bar shows after the count: workers up, the leader
+
+    def show(what: str, text: str) -> None:
+        shown[what] = text
+        if bar is not None:
+            bar.set_postfix_str(", ".join(shown.values()), refresh=False)
+
     def watch(standings: Standings) -> None:
         leader = next((line for line in standings.bots if line.games), None)
-        if bar is not None and leader is not None and not leader.disqualified:
-            bar.set_postfix_str(f"leader {leader.bot} {leader.mean:.1f}/game", refresh=False)
+        if leader is not None and not leader.disqualified:
+            show("leader", f"leader {leader.bot} {leader.mean:.1f}/game")
+
+    def workers_up(count: int) -> None:
+        show("workers", f"{count} worker{'s' if count != 1 else ''} up")
 
     try:
-        if submissions is not None:
-            building = asyncio.ensure_future(_enter(submissions, config))
-            stopping = asyncio.ensure_future(stop.wait())
-            await asyncio.wait([building, stopping], return_when=asyncio.FIRST_COMPLETED)
-            stopping.cancel()
-            if not building.done():  # stopped: the builds are stopped, process groups and all
-                building.cancel()
-                await asyncio.wait([building])
-                return None
-            config = building.result()
-        return await run_tournament(
-            config,
-            progress,
-            stop=stop,
-            announce=lambda line: click.echo(line, err=True),
-            watch=watch,
-        )
+        async with contextlib.AsyncExitStack() as stack:
+            cluster = None
+            if config.distributed:  # one connection to the cluster, for the builds and the games
+                from arena.tournament.cluster import open_cluster
+
+                cluster = await stack.enter_async_context(open_cluster(config))
+            if submissions is not None:
+                building = asyncio.ensure_future(_enter(submissions, config, cluster))
+                stopping = asyncio.ensure_future(stop.wait())
+                await asyncio.wait([building, stopping], return_when=asyncio.FIRST_COMPLETED)
+                stopping.cancel()
+                if not building.done():  # stopped: the builds are stopped, process groups too
+                    building.cancel()
+                    await asyncio.wait([building])
+                    return None
+                config = building.result()
+            return await run_tournament(
+                config,
+                progress,
+                stop=stop,
+                announce=lambda line: click.echo(line, err=True),
+                watch=watch,
+                cluster=cluster,
+                workers_up=workers_up,
+            )
     finally:
         if bar is not None:
             bar.close()

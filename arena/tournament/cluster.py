@@ -53,7 +53,9 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
 from arena.players import Referee
+from arena.server.cgroups import RunCgroups
 from arena.server.lobby import Bot, BotSpec
+from arena.server.sandbox import Sandbox, SandboxError, allocate_uids, find_sandbox
 from arena.server.session import Session, open_session
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import ConfigError
@@ -69,7 +71,13 @@ from arena.tournament.shipping import (
     submission_spec,
 )
 from arena.tournament.store import LOGS
-from arena.tournament.submissions import BadSubmission, Rejection, find_submissions
+from arena.tournament.submissions import (
+    BUILD_FIRST_UID,
+    BadSubmission,
+    Builder,
+    Rejection,
+    find_submissions,
+)
 
 CONNECT_TIMEOUT = 30.0
 """Seconds to reach the scheduler before giving up with one line."""
@@ -347,7 +355,7 @@ class DaskExecutor:
 
     def report(self) -> WorkersReport:
         """Games played by each worker, and the workers lost, for the summary."""
-        games = {self.labels.get(a, a): n for a, n in sorted(self._games.items())}
+        games = dict(sorted((self.labels.get(a, a), n) for a, n in self._games.items()))
         return WorkersReport(games, tuple(self.labels.get(a, a) for a in self._lost))
 
     async def _follow(self) -> None:
@@ -635,16 +643,32 @@ async def _make_ready(
     the others are not (with the end of each one's build log)."""
     logs.mkdir(parents=True, exist_ok=True)
     gate = asyncio.Semaphore(os.cpu_count() or 1)
+    builds = any(bot.kind == "submission" for bot in bundle.bots)
+    try:  # builds sealed as a local run's are (submissions.enter_submissions)
+        found = await find_sandbox(bundle.options.sandbox) if builds else None
+    except SandboxError as error:  # --sandbox on, and this worker cannot seal
+        failed = {bot.name: (f"cannot build sealed here: {error}", b"") for bot in bundle.bots}
+        return [], failed
+    cgroups = RunCgroups.create() if builds else None
+    builder = Builder(
+        found if isinstance(found, Sandbox) else None,
+        cgroups if isinstance(cgroups, RunCgroups) else None,
+        tuple(allocate_uids(len(bundle.bots), BUILD_FIRST_UID)),
+    )
 
-    async def one(bot: ShippedBot) -> BotSpec | tuple[str, bytes]:
+    async def one(index: int, bot: ShippedBot) -> BotSpec | tuple[str, bytes]:
         log = logs / f"{bot.name}.log"
         async with gate:
             try:
-                return await shelf.ready(bot, bundle, log)
+                return await shelf.ready(bot, bundle, log, builder, index)
             except (BadSubmission, ShippingError, OSError) as error:
                 return str(error), _tail(log, 8 << 10)
 
-    made = await asyncio.gather(*(one(bot) for bot in bundle.bots))
+    try:
+        made = await asyncio.gather(*(one(i, bot) for i, bot in enumerate(bundle.bots)))
+    finally:
+        if isinstance(cgroups, RunCgroups):
+            await cgroups.close()
     specs = [spec for spec in made if isinstance(spec, BotSpec)]
     errors = {
         bot.name: result

@@ -32,7 +32,7 @@ class WorkersReport:
 
     def lines(self) -> list[str]:
         """For the summary: a line of games per worker, and one for the workers lost."""
-        played = ", ".join(f"{name} {count}" for name, count in self.games.items()) or "none"
+        played = ", ".join(f"{name}: {count}" for name, count in self.games.items()) or "none"
         lines = [f"games per worker: {played}"]
         if self.lost:
             lines.append(

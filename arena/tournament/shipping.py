@@ -47,6 +47,7 @@ from arena.tournament.submissions import (
     BUILT,
     MANIFEST,
     BadSubmission,
+    Builder,
     Manifest,
     bot_of,
     build,
@@ -351,10 +352,18 @@ class Shelf:
         cwd = Path(self._resolve(bot.cwd, bundle)) if bot.cwd is not None else None
         return BotSpec(bot.name, argv, cwd=cwd)
 
-    async def ready(self, bot: ShippedBot, bundle: Bundle, log: Path) -> BotSpec:
+    async def ready(
+        self,
+        bot: ShippedBot,
+        bundle: Bundle,
+        log: Path,
+        builder: Builder,
+        index: int = 0,
+    ) -> BotSpec:
         """The bot's BotSpec on this worker, its files unpacked and, for a submission, built
-        (once per content hash: a copy that built is kept); its build's output into `log`.
-        BadSubmission or ShippingError when it cannot play here."""
+        (once per content hash: a copy that built is kept) as a local run builds it: by
+        `submissions.build`, sealed as `builder` says (build `index` of its uids); its build's
+        output into `log`. BadSubmission or ShippingError when it cannot play here."""
         if bot.kind == "program":
             return await asyncio.to_thread(self.command, bot, bundle)
         folder = await asyncio.to_thread(self.unpack, bundle.archive(bot.archive), bundle.bots_dir)
@@ -366,7 +375,7 @@ class Shelf:
         with await _locked(self._builds / f".{bot.archive}.lock"):
             copy, _, unbuilt = await asyncio.to_thread(copy_of, manifest, self._builds)
             if unbuilt:
-                await build_submission(copy, log, bundle)
+                await build(copy, log, bundle.build_timeout, builder, index)
                 (copy.folder / BUILT).write_text("built\n")
         return bot_of(copy)
 
@@ -380,16 +389,6 @@ class Shelf:
             folder = self.unpack(bundle.archive(part[1]), bundle.bots_dir)
             return str(folder / part[2])
         raise ShippingError(f"unknown part of a command: {part!r}")
-
-
-async def build_submission(copy: Manifest, log: Path, bundle: Bundle) -> None:
-    """Build a submission's copy on this worker, as a local run builds it.
-
-    The seam for sealed builds: `submissions.build` is the one build step, and runs it in the
-    sandbox once it takes one (the sandbox work of issue 13); a worker then builds sealed with
-    no change here beyond passing `bundle.options.sandbox` on.
-    """
-    await build(copy, log, bundle.build_timeout)
 
 
 async def _locked(path: Path) -> contextlib.AbstractContextManager[None]:
