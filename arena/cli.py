@@ -19,15 +19,22 @@ import signal
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Never
 
 import click
 
-from arena.players import BUILTIN, GameResult, LocalPlayer, play_game
-from arena.rules import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, Settings, Variant
+from arena.players import BUILTIN, Fault, GameResult, LocalPlayer, play_game
+from arena.rules import (
+    DEFAULT_END_SCORE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    GameRecord,
+    Settings,
+    Variant,
+)
 from arena.server.errors import BotError
 from arena.spectate import (
     DEFAULT_MAX_GAMES,
@@ -48,7 +55,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from tqdm import tqdm
 
     from arena.server.checkbot import Check, CheckOptions
-    from arena.server.lobby import BotSpec
+    from arena.server.lobby import BotOptions, BotSpec
     from arena.tournament.cluster import Cluster
     from arena.tournament.config import Setting, TournamentConfig
     from arena.tournament.runner import RunSummary
@@ -142,6 +149,25 @@ def main() -> None:
     default=None,
     help="Folder for the bots' logs (default: a temporary one).",
 )
+@click.option(
+    "--rotation",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seat rotation of the deal: seat s holds the hand dealt to seat s + ROTATION.",
+)
+@click.option(
+    "--game",
+    metavar="ID|NUMBER",
+    help="Play this game of OUTPUT_FOLDER's tournament again, with its bots, seed, seats and "
+    "rotation, and say whether it came out the same (exit 0 if so, 4 if not).",
+)
+@click.argument(
+    "results",
+    required=False,
+    metavar="[OUTPUT_FOLDER]",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
 def play(
     players: int | None,
     seed: int,
@@ -152,32 +178,61 @@ def play(
     bots: list[BotSpec],
     deadline: float,
     logs: Path | None,
+    rotation: int,
+    game: str | None,
+    results: Path | None,
 ) -> None:
-    """Play one seeded game and print it turn by turn."""
+    """Play one seeded game and print it turn by turn; or, with --game ID OUTPUT_FOLDER, play a
+    game of a tournament again."""
+    if (game is None) != (results is None):
+        raise click.UsageError(
+            "--game ID and an OUTPUT_FOLDER go together: arena play --game ID OUT"
+        )
+    if game is not None and results is not None:
+        if bots or strategies:
+            raise click.UsageError("--game plays the tournament's own bots: no --bot or --strategy")
+        with _one_line("give --logs a folder you can write to"):
+            same = asyncio.run(_play_again(results, game, logs))
+        sys.exit(EXIT_OK if same else EXIT_DIFFERENT)
     if bots and strategies:
         raise click.UsageError("use either --bot or --strategy, not both")
     seats = players or len(bots) or 4
     if bots and len(bots) != seats:
         raise click.UsageError(f"--players {seats} needs {seats} --bot options, not {len(bots)}")
+    if seats < MIN_PLAYERS:
+        raise click.UsageError(
+            f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players: give another --bot (or "
+            "--players and no --bot, for the built-in strategies)"
+        )
+    if rotation >= seats:
+        raise click.UsageError(f"--rotation must be below the {seats} players, not {rotation}")
     settings = Settings(seats, Variant(variant), end_score, max_rounds)
     if bots:
         names = [bot.name for bot in bots]
         if len(set(names)) != len(names):
             raise click.UsageError("two bots have the same name: name them with NAME=COMMAND")
-        result = asyncio.run(_play_bots(settings, bots, seed, deadline, logs))
+        with _one_line("give --logs a folder you can write to"):
+            result = asyncio.run(_play_bots(settings, bots, seed, deadline, logs, rotation))
     else:
         cycle = strategies or ("random", "lowest", "highest")
         chosen = [cycle[seat % len(cycle)] for seat in range(seats)]
         names = [f"{seat}:{name}" for seat, name in enumerate(chosen)]
         local = [LocalPlayer(BUILTIN[name](f"{seed}:{seat}")) for seat, name in enumerate(chosen)]
-        result = asyncio.run(play_game(settings, local, random.Random(seed), names=names))
+        rng = random.Random(seed)
+        result = asyncio.run(play_game(settings, local, rng, rotation, names=names))
     click.echo(f"seed {seed}, " + render_game(result.record, names))
     for fault in result.faults:
         click.echo(fault_line(fault, names))
 
 
 async def _play_bots(
-    settings: Settings, bots: list[BotSpec], seed: int, deadline: float, logs: Path | None
+    settings: Settings,
+    bots: list[BotSpec],
+    seed: int,
+    deadline: float | BotOptions,
+    logs: Path | None,
+    rotation: int = 0,
+    game_id: str = "",
 ) -> GameResult:
     from arena.server.lobby import BotOptions
     from arena.server.session import open_session
@@ -185,7 +240,7 @@ async def _play_bots(
     with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
         folder = logs or Path(scratch)
         external = [bot.name for bot in bots if bot.argv is None]
-        options = BotOptions(deadline=deadline)
+        options = deadline if isinstance(deadline, BotOptions) else BotOptions(deadline=deadline)
         if external:  # a person starts these: give them time to
             options = replace(options, startup_timeout=EXTERNAL_WAIT)
         async with open_session(bots, folder, options) as session:
@@ -196,7 +251,99 @@ async def _play_bots(
                     f"ARENA_ADDRESS={session.address} ARENA_TOKEN={token}",
                     err=True,
                 )
-            return await session.play(f"play-{seed}", settings, [b.name for b in bots], seed)
+            seats = [b.name for b in bots]
+            return await session.play(game_id or f"play-{seed}", settings, seats, seed, rotation)
+
+
+async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
+    """Play a stored game again as `arena run` played it, print it, and say whether its record
+    came out the same; True if it did."""
+    from arena.server.lobby import BotOptions, BotSpec
+    from arena.tournament.fingerprint import bot_fingerprint
+
+    with open_games(results) as games:
+        outcome = games.outcome(key)
+        entries = games.bots()
+        rules = games.settings() or {}
+    spec = outcome.spec
+    missing = [name for name in spec.seats if name not in entries]
+    if missing:
+        raise SpectateError(
+            f"{results} does not say how bot {missing[0]!r} was started (made by an older "
+            "arena?): play the game by hand with arena play --bot ... --seed "
+            f"{spec.seed} --rotation {spec.rotation}"
+        )
+    bots = []
+    for name in spec.seats:
+        entry = entries[name]
+        cwd = Path(entry.cwd) if entry.cwd is not None else None
+        bot = BotSpec(name, entry.argv, cwd)
+        if entry.argv is not None and cwd is None and bot_fingerprint(bot) != entry.fingerprint:
+            click.echo(f"note: bot {name!r} has changed since it played this game", err=True)
+        bots.append(bot)
+    default = BotOptions()
+    options = replace(
+        default,
+        deadline=rules.get("deadline", default.deadline),
+        first_deadline=rules.get("first_deadline", default.first_deadline),
+        max_faults=rules.get("max_faults", default.max_faults),
+    )
+    click.echo(
+        f"playing {spec.game_id} of {results} again: {', '.join(spec.seats)}, seed {spec.seed}, "
+        f"seat rotation {spec.rotation}",
+        err=True,
+    )
+    result = await _play_bots(
+        spec.settings, bots, spec.seed, options, logs, spec.rotation, spec.game_id
+    )
+    names = list(spec.seats)
+    click.echo(f"seed {spec.seed}, " + render_game(result.record, names))
+    for fault in result.faults:
+        click.echo(fault_line(fault, names))
+    difference = first_difference(outcome.record, result.record) or fault_difference(
+        outcome.faults, result.faults, names
+    )
+    if difference is None:
+        click.echo(f"\nthe same game: {spec.game_id}'s record is identical to the stored one")
+        return True
+    click.echo(f"\nnot the same game: {spec.game_id} differs from the stored record {difference}")
+    return False
+
+
+def fault_difference(
+    stored: Sequence[Fault], played: Sequence[Fault], names: Sequence[str]
+) -> str | None:
+    """How the faults of a game played again differ from the stored ones (where and what, not
+    the messages, which may name times); None if they do not. The same cards with other faults
+    is another game: the fallback may have played what the bot would have."""
+
+    def where(faults: Sequence[Fault]) -> list[tuple[int, str, str, int, int]]:
+        return [(f.seat, f.kind.value, f.decision.value, f.round, f.turn) for f in faults]
+
+    if where(stored) == where(played):
+        return None
+    shown = [
+        ", ".join(f"{names[f.seat]} {f.kind} in round {f.round + 1}, turn {f.turn + 1}" for f in x)
+        or "none"
+        for x in (stored, played)
+    ]
+    return f"in its faults ({shown[0]} then; {shown[1]} now)"
+
+
+def first_difference(stored: GameRecord, played: GameRecord) -> str | None:
+    """Where a game played again first differs from its stored record; None if it does not."""
+    if stored == played:
+        return None
+    for index, (old, new) in enumerate(zip(stored.rounds, played.rounds, strict=False)):
+        for number, (was, now) in enumerate(zip(old.turns, new.turns, strict=False), start=1):
+            if was != now:
+                cards = f"cards {was.cards} then, {now.cards} now"
+                return f"from round {index + 1}, turn {number} ({cards})"
+        if old != new:
+            return f"in round {index + 1}"
+    if len(stored.rounds) != len(played.rounds):
+        return f"in its length ({len(stored.rounds)} rounds then, {len(played.rounds)} now)"
+    return f"in its totals ({stored.totals} then, {played.totals} now)"
 
 
 EXTERNAL_WAIT = 300.0
@@ -295,22 +442,22 @@ _READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
 def environment_problem(error: OSError | sqlite3.Error, write_fix: str) -> str:
     """One line for an OSError or SQLite error: what could not be done, where, and the fix."""
     kept = "the games stored are kept, and the same command carries on from them"
+    free = f"free some space; {kept}"
     if isinstance(error, OSError):
-        where = f" {error.filename}" if error.filename else ""
+        where = f" {error.filename}" if error.filename else " the results"
         why = error.strerror or str(error)
         if error.errno in _FULL:
-            return f"cannot write{where}: the disk is full ({why}): free some space; {kept}"
+            return f"cannot write{where}: the disk is full ({why}): {free}"
         if error.errno in _READ_ONLY:
             return f"cannot write{where}: {why}: {write_fix}"
         return f"cannot use{where}: {why}"
     message = str(error)
     if "readonly" in message or "read-only" in message:
         return f"cannot write the results database: {message}: {write_fix}"
-    if "full" in message or "disk I/O" in message:
-        return (
-            f"cannot write the results database: {message} (is the disk full?): free some space "
-            f"and run again; {kept}"
-        )
+    if "full" in message:
+        return f"cannot write the results database: the disk is full ({message}): {free}"
+    if "disk I/O" in message:
+        return f"cannot write the results database: {message} (is the disk full?): {free}"
     if "unable to open" in message:
         return f"cannot open the results database: {message}: {write_fix}"
     if "locked" in message:
@@ -529,24 +676,27 @@ def replay(
         raise click.UsageError("--turn and --step need --game")
     if step and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("--step needs a terminal: without it the game prints whole")
-    try:
+    with _one_line("the results are only read: check the folder"):
         with open_games(results) as games:
             if game is None:
                 click.echo(game_list(games.entries()))
                 click.echo(f"\nShow one: arena replay {results} --game NUMBER (or ID)")
                 return
             outcome = games.outcome(game)
+            out_in = {
+                name: entry.disqualified.game_id
+                for name, entry in games.bots().items()
+                if entry.disqualified is not None
+            }
         if step:
 
             def screen(text: str) -> None:
                 click.clear()
                 click.echo(text, color=color)
 
-            step_through(outcome, click.getchar, screen, turn, terminal_paint)
+            step_through(outcome, click.getchar, screen, turn, terminal_paint, out_in)
             return
-        text = show_game(outcome, turn, terminal_paint)
-    except SpectateError as error:
-        raise click.ClickException(str(error)) from None
+        text = show_game(outcome, turn, terminal_paint, out_in)
     click.echo(text, color=color)
 
 
@@ -568,10 +718,8 @@ def replay(
 @click.option("--include", multiple=True, metavar="ID", help="Embed this game too (repeatable).")
 def report(results: Path, output: Path | None, max_games: int, include: tuple[str, ...]) -> None:
     """Write a tournament's standings, charts and replays as one self-contained HTML page."""
-    try:
+    with _one_line("write the page elsewhere with -o FILE"):
         summary = write_report(results, output, max_games, include)
-    except SpectateError as error:
-        raise click.ClickException(str(error)) from None
     click.echo(summary.describe())
 
 

@@ -39,8 +39,25 @@ def _label(name: str) -> str:
 
 
 def bot_colours(bots: Sequence[str]) -> dict[str, str]:
-    """Each bot's colour, by rank; past ten bots the colours repeat."""
-    return {bot: PALETTE[index % len(PALETTE)] for index, bot in enumerate(bots)}
+    """Each bot's colour, by rank: the palette's ten, then colours of their own for the rest
+    (`extra_colour`), so that no two bots share one however many there are."""
+    return {
+        bot: PALETTE[index] if index < len(PALETTE) else extra_colour(index - len(PALETTE))
+        for index, bot in enumerate(bots)
+    }
+
+
+_GOLDEN_ANGLE = 137.50776405
+"""Degrees between successive hues: each new hue falls in the widest gap left by the others."""
+
+
+def extra_colour(index: int) -> str:
+    """The colour of the bot `index` places past the palette: hues a golden angle apart, in
+    three bands of lightness and saturation that take turns, so that neighbours differ in more
+    than hue; distinct for any index (the hue alone never repeats, being irrational steps)."""
+    hue = (index * _GOLDEN_ANGLE + 17) % 360
+    saturation, lightness = ((62, 44), (48, 60), (70, 34))[index % 3]
+    return f"hsl({hue:.2f} {saturation}% {lightness}%)"
 
 
 def nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
@@ -93,9 +110,10 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
         colour = colours[line.bot]
         parts.append(
             f"<g><title>{_e(line.bot)}: {line.mean:.2f} per game, 95% interval "
-            f"{line.ci[0]:.2f} to {line.ci[1]:.2f}, {line.games} games</title>"
+            f"{line.ci[0]:.2f} to {line.ci[1]:.2f}, {line.games} games"
+            f"{', disqualified' if line.disqualified else ''}</title>"
             f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
-            f"{line.rank}. {_label(line.bot)}</text>"
+            f"{line.rank}. {_label(line.bot)}{' ✕' if line.disqualified else ''}</text>"
             f"<line x1={x(line.ci[0]):.1f} x2={x(line.ci[1]):.1f} y1={y:.1f} y2={y:.1f} "
             f"stroke='{colour}' stroke-width=6 stroke-linecap=round opacity=0.45 />"
             f"<circle cx={x(line.mean):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"

@@ -7,11 +7,21 @@ totals), also used by the report and its tests to know what the table looked lik
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.players import Fault
-from arena.rules import BULLHEADS, GameRecord, Placement, RoundRecord, Rows, TurnRecord, penalty
+from arena.players.referee import ABSENT
+from arena.rules import (
+    BULLHEADS,
+    Decision,
+    GameRecord,
+    Placement,
+    RoundRecord,
+    Rows,
+    TurnRecord,
+    penalty,
+)
 
 Paint = Callable[[str, int], str]
 """Dresses a card's text given its bullheads (colour on a terminal); `plain` leaves it alone."""
@@ -47,6 +57,93 @@ def fault_line(fault: Fault, names: Sequence[str]) -> str:
     """One fault for people: who, what, where, and the message (escaped)."""
     where = f"round {fault.round + 1}, turn {fault.turn + 1}"
     return f"fault: {names[fault.seat]} {fault.kind} in {where}: {safe(fault.message)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A decision the fallback made for a seat, and why: a fault of this decision, or a quiet
+    fallback (the bot crashed or never connected earlier in the game, or is disqualified)."""
+
+    seat: int
+    decision: Decision
+    kind: str
+    """The fault's kind (`timeout`, ...); for a quiet fallback, `crashed`, `not-connected` or
+    `disqualified` as the reason it is not asked."""
+    message: str
+    """The fault's message, or why the bot is not asked."""
+    quiet: bool = False
+    """No fault of its own: the bot was not asked."""
+
+
+Marks = Mapping[tuple[int, int], Sequence[Mark]]
+"""Fallback decisions by (round, turn), both from 0; a round's draft picks under turn -1."""
+
+DRAFT_TURN = -1
+"""The turn a round's draft picks are marked under."""
+
+
+def fallback_marks(
+    record: GameRecord,
+    faults: Sequence[Fault],
+    out_before: Collection[int] = (),
+    out_here: Collection[int] = (),
+) -> dict[tuple[int, int], list[Mark]]:
+    """Every decision the fallback made in a game, and why, from its record and faults.
+
+    A fault marks its own decision. A seat whose bot crashed or never connected is played by
+    the fallback quietly for the rest of the game; a seat of `out_before` (its bot was
+    disqualified before the game) for all of it; a seat of `out_here` (disqualified in this
+    game) after its last fault in it, since a disqualified bot is not asked again.
+    """
+    marks: dict[tuple[int, int], list[Mark]] = {}
+    quiet_from: dict[int, tuple[tuple[int, int, int], str, str]] = {}
+    for seat in out_before:
+        quiet_from[seat] = ((-1, -1, -1), "disqualified", "disqualified before this game")
+    last: dict[int, Fault] = {}
+    for fault in faults:
+        at = DRAFT_TURN if fault.decision is Decision.DRAFT else fault.turn
+        marks.setdefault((fault.round, at), []).append(
+            Mark(fault.seat, fault.decision, str(fault.kind), fault.message)
+        )
+        last[fault.seat] = fault
+        if fault.kind in ABSENT and fault.seat not in quiet_from:
+            quiet_from[fault.seat] = (_when(fault), str(fault.kind), "not asked again this game")
+    for seat in out_here:
+        if seat in last and seat not in quiet_from:
+            quiet_from[seat] = (_when(last[seat]), "disqualified", "disqualified in this game")
+        elif seat not in quiet_from:
+            quiet_from[seat] = ((-1, -1, -1), "disqualified", "disqualified")
+    if not quiet_from:
+        return marks
+    for index, round_ in enumerate(record.rounds):
+        for number, turn in enumerate(round_.turns):
+            asked = [(seat, Decision.CARD) for seat in range(len(turn.cards))]
+            asked += [(p.seat, Decision.ROW) for p in turn.placements if p.chosen]
+            for seat, decision in asked:
+                start = quiet_from.get(seat)
+                when = (index, number, 0 if decision is Decision.CARD else 1)
+                if start is None or when <= start[0]:
+                    continue
+                faulted = marks.get((index, number), [])
+                if any(m.seat == seat and m.decision is decision for m in faulted):
+                    continue
+                mark = Mark(seat, decision, start[1], start[2], quiet=True)
+                marks.setdefault((index, number), []).append(mark)
+    return marks
+
+
+def _when(fault: Fault) -> tuple[int, int, int]:
+    """A decision's place in the game's order: round, turn, then the card before the row."""
+    if fault.decision is Decision.DRAFT:
+        return (fault.round, -1, 0)
+    return (fault.round, fault.turn, 0 if fault.decision is Decision.CARD else 1)
+
+
+def mark_line(mark: Mark, names: Sequence[str]) -> str:
+    """One fallback decision for people: whose, which decision, and why (escaped)."""
+    what = {Decision.CARD: "card", Decision.ROW: "row", Decision.DRAFT: "draft pick"}
+    why = f"{mark.kind}, {mark.message}" if mark.quiet else f"{mark.kind}: {mark.message}"
+    return f"fallback: {names[mark.seat]}'s {what[mark.decision]} ({safe(why)})"
 
 
 LEGEND = "Cards show their bullheads in brackets when they have more than one: 55(7)."
@@ -123,12 +220,23 @@ def _row_lines(rows: Rows, indent: str, paint: Paint) -> Iterator[str]:
         yield f"{indent}row {number}  {cards(row, paint)}{pad}  = {penalty(row)}"
 
 
-def _turn_lines(moment: Moment, names: Sequence[str], paint: Paint) -> Iterator[str]:
+def _turn_lines(
+    moment: Moment, names: Sequence[str], paint: Paint, marks: Marks | None = None
+) -> Iterator[str]:
     indent = " " * 11
-    played = ", ".join(f"{names[s]} {card(c, paint)}" for s, c in enumerate(moment.record.cards))
+    marked = (marks or {}).get((moment.round, moment.turn - 1), ())
+    fallback_cards = {m.seat for m in marked if m.decision is Decision.CARD}
+    played = ", ".join(
+        f"{names[s]} {card(c, paint)}" + (" [fallback]" if s in fallback_cards else "")
+        for s, c in enumerate(moment.record.cards)
+    )
     yield f"  turn {moment.turn:>2}: {played}"
+    fallback_rows = {m.seat for m in marked if m.decision is Decision.ROW}
     for p in moment.record.placements:
-        yield indent + _placement(p, names, paint)
+        flag = " [fallback]" if p.chosen and p.seat in fallback_rows else ""
+        yield indent + _placement(p, names, paint) + flag
+    for mark in marked:
+        yield indent + mark_line(mark, names)
     yield from _row_lines(moment.rows, indent, paint)
     running = ", ".join(
         f"{names[s]} {total}" + (f" (+{took})" if took else "")
@@ -137,11 +245,15 @@ def _turn_lines(moment: Moment, names: Sequence[str], paint: Paint) -> Iterator[
     yield f"{indent}bullheads: {running}"
 
 
-def _round_head(round_: RoundRecord, index: int, names: Sequence[str], paint: Paint) -> list[str]:
+def _round_head(
+    round_: RoundRecord, index: int, names: Sequence[str], paint: Paint, marks: Marks | None
+) -> list[str]:
     lines = [f"Round {index + 1}"]
     if round_.picks:
         picks = " ".join(map(str, round_.picks))
         lines.append(f"  draft, {names[round_.first_picker]} first: {picks}")
+        for mark in (marks or {}).get((index, DRAFT_TURN), ()):
+            lines.append("           " + mark_line(mark, names))
     lines.append("  rows as dealt:" if not round_.picks else "  rows after the draft:")
     lines.extend(_row_lines(round_.rows, "           ", paint))
     width = max(map(len, names))
@@ -151,13 +263,13 @@ def _round_head(round_: RoundRecord, index: int, names: Sequence[str], paint: Pa
 
 
 def _round_lines(
-    record: GameRecord, index: int, names: Sequence[str], paint: Paint
+    record: GameRecord, index: int, names: Sequence[str], paint: Paint, marks: Marks | None
 ) -> Iterator[str]:
     round_ = record.rounds[index]
     before = totals_before(record, index)
-    yield from _round_head(round_, index, names, paint)
+    yield from _round_head(round_, index, names, paint, marks)
     for moment in walk_round(round_, index, before):
-        yield from _turn_lines(moment, names, paint)
+        yield from _turn_lines(moment, names, paint, marks)
     scores = ", ".join(
         f"{names[s]} {pen} (total {b + pen})"
         for s, (pen, b) in enumerate(zip(round_.penalties, before, strict=True))
@@ -179,24 +291,38 @@ def final_lines(record: GameRecord, names: Sequence[str]) -> list[str]:
     ]
 
 
-def render_game(record: GameRecord, names: Sequence[str], paint: Paint = plain) -> str:
-    """The whole game, round by round and turn by turn, ending with the winners."""
+def render_game(
+    record: GameRecord, names: Sequence[str], paint: Paint = plain, marks: Marks | None = None
+) -> str:
+    """The whole game, round by round and turn by turn, ending with the winners; each decision
+    the fallback made (`marks`, from `fallback_marks`) is marked where it was made."""
     lines = [_header(record)]
     for index in range(len(record.rounds)):
         lines.append("")
-        lines.extend(_round_lines(record, index, names, paint))
+        lines.extend(_round_lines(record, index, names, paint, marks))
     lines.append("")
     lines.extend(final_lines(record, names))
     return "\n".join(lines)
 
 
-def render_round(record: GameRecord, index: int, names: Sequence[str], paint: Paint = plain) -> str:
+def render_round(
+    record: GameRecord,
+    index: int,
+    names: Sequence[str],
+    paint: Paint = plain,
+    marks: Marks | None = None,
+) -> str:
     """One round of a game: its deal, its turns and its scores. `index` counts from 0."""
-    return "\n".join(_round_lines(record, index, names, paint))
+    return "\n".join(_round_lines(record, index, names, paint, marks))
 
 
 def render_turn(
-    record: GameRecord, index: int, turn: int, names: Sequence[str], paint: Paint = plain
+    record: GameRecord,
+    index: int,
+    turn: int,
+    names: Sequence[str],
+    paint: Paint = plain,
+    marks: Marks | None = None,
 ) -> str:
     """One turn of a game, after the rows it found, so that it reads on its own.
 
@@ -208,5 +334,5 @@ def render_turn(
     rows = moments[turn - 2].rows if turn > 1 else round_.rows
     lines = [f"Round {index + 1}, turn {turn} of {len(round_.turns)}", "  rows before the turn:"]
     lines.extend(_row_lines(rows, " " * 11, paint))
-    lines.extend(_turn_lines(moment, names, paint))
+    lines.extend(_turn_lines(moment, names, paint, marks))
     return "\n".join(lines)

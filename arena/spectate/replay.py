@@ -8,14 +8,16 @@ bots wrote.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import click
 from tabulate import tabulate
 
 from arena.spectate.display import (
     LEGEND,
+    Marks,
     Paint,
+    fallback_marks,
     fault_line,
     final_lines,
     plain,
@@ -92,18 +94,44 @@ def _head(outcome: GameOutcome, names: Sequence[str]) -> list[str]:
     ]
 
 
-def show_game(outcome: GameOutcome, turn: str | None = None, paint: Paint = plain) -> str:
-    """One game for the terminal: all of it, or one round (`turn` "R") or one turn ("R.T")."""
+def outcome_marks(outcome: GameOutcome, out_in: Mapping[str, str] | None = None) -> Marks:
+    """The fallback's decisions in a stored game (see `fallback_marks`). `out_in` gives the game
+    each disqualified bot was put out in, when the results database says: a bot out by the end
+    of this game was put out in it, or before it. Without it, a bot out by the end of this game
+    with a fault in it is taken to be put out in it."""
+    before, here = [], []
+    known = out_in or {}
+    for seat, bot in enumerate(outcome.spec.seats):
+        if bot not in outcome.disqualified:
+            continue
+        game = known.get(bot) or None
+        faulted = any(fault.seat == seat for fault in outcome.faults)
+        if game == outcome.game_id or (game is None and faulted):
+            here.append(seat)
+        else:
+            before.append(seat)
+    return fallback_marks(outcome.record, outcome.faults, before, here)
+
+
+def show_game(
+    outcome: GameOutcome,
+    turn: str | None = None,
+    paint: Paint = plain,
+    out_in: Mapping[str, str] | None = None,
+) -> str:
+    """One game for the terminal: all of it, or one round (`turn` "R") or one turn ("R.T"), each
+    decision the fallback made marked with its fault (`outcome_marks`)."""
     record = outcome.record
     names = [safe(bot) for bot in outcome.spec.seats]
+    marks = outcome_marks(outcome, out_in)
     if turn is None:
-        body = render_game(record, names, paint)
+        body = render_game(record, names, paint, marks)
     else:
         index, turn_number = _where(outcome, turn)
         if turn_number is None:
-            body = render_round(record, index, names, paint)
+            body = render_round(record, index, names, paint, marks)
         else:
-            body = render_turn(record, index, turn_number, names, paint)
+            body = render_turn(record, index, turn_number, names, paint, marks)
     faults = [fault_line(fault, names) for fault in outcome.faults]
     return "\n".join([*_head(outcome, names), body, *(["", *faults] if faults else [])])
 
@@ -123,6 +151,7 @@ def step_through(
     show: Callable[[str], None],
     turn: str | None = None,
     paint: Paint = plain,
+    out_in: Mapping[str, str] | None = None,
 ) -> None:
     """Show a game one turn at a time, moving with the keys `read_key` returns, until quit.
 
@@ -130,6 +159,7 @@ def step_through(
     """
     record = outcome.record
     names = [safe(bot) for bot in outcome.spec.seats]
+    marks = outcome_marks(outcome, out_in)
     spots = [
         (index, number)
         for index, round_ in enumerate(record.rounds)
@@ -141,7 +171,7 @@ def step_through(
         at = spots.index((index, number or 1))
     while True:
         index, number = spots[at]
-        screen = [*_head(outcome, names), render_turn(record, index, number, names, paint)]
+        screen = [*_head(outcome, names), render_turn(record, index, number, names, paint, marks)]
         if at == len(spots) - 1:
             screen += ["", *final_lines(record, names)]
         show("\n".join([*screen, "", f"{at + 1}/{len(spots)} · {KEYS}"]))

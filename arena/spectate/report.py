@@ -18,12 +18,13 @@ can close the script element, and in the browser it only ever reaches `textConte
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
 import shlex
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib.resources import files
@@ -33,9 +34,13 @@ from typing import Any
 from arena.players import FaultKind
 from arena.rules import BULLHEADS, GameRecord
 from arena.spectate import charts
+from arena.spectate.replay import outcome_marks
 from arena.spectate.source import GameSource, SpectateError, open_games
 from arena.tournament import GameOutcome, Standings, compute_standings
-from arena.tournament.schedule import round_robin_size, sample_size
+from arena.tournament.outcome import Disqualification
+from arena.tournament.problems import LeftOut, find_problems
+from arena.tournament.store import LEFT_OUT, LOGS, PLANNED
+from arena.tournament.writer import log_tail
 
 DEFAULT_MAX_GAMES = 500
 """Replays embedded by default: about 1 MB of page, parsed in a few milliseconds."""
@@ -202,7 +207,12 @@ def choose_games(
     return list(chosen), how
 
 
-def compact(outcome: GameOutcome, number: int, bots: dict[str, int]) -> dict[str, Any]:
+def compact(
+    outcome: GameOutcome,
+    number: int,
+    bots: dict[str, int],
+    out_in: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """A game as the viewer reads it: seats as indexes into the bots, turns as short arrays.
 
     Each turn is [cards by seat, moves], a move [seat, row, how] in the order the cards were
@@ -230,6 +240,21 @@ def compact(outcome: GameOutcome, number: int, bots: dict[str, int]) -> dict[str
             compact_round["first"] = round_.first_picker
         rounds.append(compact_round)
     faults = [[f.seat, f.kind.value, f.round, f.turn] for f in outcome.faults]
+    # Each decision the fallback made: [round, turn from 1 (0: the draft), seat, decision, kind,
+    # message, quiet], for the viewer to mark where it happened.
+    marks = [
+        [
+            index,
+            turn + 1,
+            mark.seat,
+            mark.decision.value,
+            mark.kind,
+            mark.message[:_MESSAGE_CHARS],
+            int(mark.quiet),
+        ]
+        for (index, turn), found in sorted(outcome_marks(outcome, out_in).items())
+        for mark in found
+    ]
     return {
         "id": outcome.game_id,
         "n": number,
@@ -237,6 +262,7 @@ def compact(outcome: GameOutcome, number: int, bots: dict[str, int]) -> dict[str
         "totals": list(record.totals),
         "winners": list(record.winners),
         "faults": faults,
+        "marks": marks,
         "rounds": rounds,
     }
 
@@ -248,16 +274,9 @@ def script_json(value: Any) -> str:
 
 
 def expected_games(settings: dict[str, Any] | None) -> int | None:
-    """How many games the whole tournament has, from its stored settings; None if unknown."""
-    if not settings:
-        return None
-    try:
-        bots, players, deals = len(settings["bots"]), settings["players"], settings["deals"]
-        if settings.get("sample"):
-            return sample_size(bots, players, settings["sample"], deals).games
-        return round_robin_size(bots, players, deals).games
-    except (KeyError, TypeError, ValueError):
-        return None
+    """How many games the whole tournament has, as its latest run planned it; None if unknown."""
+    planned = (settings or {}).get(PLANNED)
+    return planned if isinstance(planned, int) else None
 
 
 def _asset(name: str) -> str:
@@ -309,11 +328,25 @@ def _points_note(standings: Standings) -> str:
     )
 
 
-def _standings_table(standings: Standings, colours: dict[str, str]) -> str:
+def _game_link(game_id: str, embedded: Collection[str]) -> str:
+    """A game's id, a link into the viewer when the page holds its replay."""
+    if game_id in embedded:
+        return f"<a href='#game={_e(game_id)}'>{_e(game_id)}</a>"
+    return _e(game_id)
+
+
+def _standings_table(
+    standings: Standings, colours: dict[str, str], embedded: Collection[str] = ()
+) -> str:
     rows = []
     for line in standings.bots:
         win_share = 100 * line.wins / line.games if line.games else 0.0
-        flags = " <span class=dq>disqualified</span>" if line.disqualified else ""
+        flags = ""
+        if line.disqualified:
+            where = (
+                f" in {_game_link(line.disqualified_in, embedded)}" if line.disqualified_in else ""
+            )
+            flags = f" <span class=dq>disqualified{where}</span>"
         rows.append(
             f"<tr data-bot='{_e(line.bot)}'><td class=num>{line.rank}</td>"
             f"<td class=bot><i class=swatch style='background:{colours[line.bot]}'></i>"
@@ -330,6 +363,34 @@ def _standings_table(standings: Standings, colours: dict[str, str]) -> str:
         "<th class=num>win rate</th><th class=num>faults</th></tr>"
     )
     return f"<table id=standings-table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _problems(source: GameSource, standings: Standings, out: Mapping[str, Disqualification]) -> str:
+    """What the organizer must know beyond the faults: who was put out and why, who never
+    connected (with the end of its log, when the log is beside the results), what was left out."""
+    logs = source.shown / LOGS if source.shown.is_dir() else None
+    tails = {
+        line.bot: log_tail(logs / f"{line.bot}.log") if logs is not None else []
+        for line in standings.bots
+    }
+    left = [LeftOut(folder, reason) for folder, reason in source.notes().get(LEFT_OUT, [])]
+    problems = find_problems(standings, list(out.values()), left, tails)
+    items = []
+    for gone in problems.disqualified:
+        where = f" in game {_e(gone.game_id)}" if gone.game_id else ""
+        items.append(f"<li><b>{_e(gone.bot)}</b> disqualified{where}: {_e(gone.reason)}</li>")
+    for absent in problems.never_connected:
+        log = "".join(f"{_e(text)}\n" for text in absent.log_tail)
+        tail = f"<pre class=log>{log}</pre>" if log else ""
+        items.append(
+            f"<li><b>{_e(absent.bot)}</b> never connected: the fallback played its "
+            f"{absent.games} games{', its log ends:' if log else ''}{tail}</li>"
+        )
+    for left_out in problems.left_out:
+        items.append(
+            f"<li>submission <b>{_e(left_out.folder)}</b> left out: {_e(left_out.reason)}</li>"
+        )
+    return f"<ul id=problems>{''.join(items)}</ul>" if items else ""
 
 
 def _faults_section(standings: Standings, tally: _Tally, embedded: set[str]) -> str:
@@ -396,13 +457,18 @@ def build_report(
 ) -> tuple[str, int, int]:
     """The page's HTML, the games in the source, and the games whose replays it embeds."""
     tally = _Tally()
-    standings = compute_standings(_tap(source.outcomes(), tally.see))
+    entries = source.bots()
+    out = {name: entry.disqualified for name, entry in entries.items() if entry.disqualified}
+    standings = compute_standings(
+        _tap(source.outcomes(), tally.see), disqualified=out if entries else None
+    )
     if not tally.notes:
         raise SpectateError(f"{source.shown} holds no finished game yet: nothing to report")
     ids, how = choose_games(tally.notes, max_games, include)
     bots = {line.bot: index for index, line in enumerate(standings.bots)}
     numbers = {note.game_id: note.number for note in tally.notes}
-    games = [compact(o, numbers[o.game_id], bots) for o in source.outcomes(ids)]
+    out_in = {name: game.game_id for name, game in out.items()}
+    games = [compact(o, numbers[o.game_id], bots, out_in) for o in source.outcomes(ids)]
     embedded = {game["id"] for game in games}
     colours = charts.bot_colours([line.bot for line in standings.bots])
     settings = source.settings()
@@ -430,10 +496,10 @@ def build_report(
             title, settings, stored, expected_games(settings), standings, now or datetime.now()
         ),
         "standings_chart": charts.interval_chart(standings, colours) + _points_note(standings),
-        "standings_table": _standings_table(standings, colours),
+        "standings_table": _standings_table(standings, colours, embedded),
         "distributions": charts.distributions(standings, tally.per_game, colours),
         "heatmap": charts.heat_map(standings),
-        "faults": _faults_section(standings, tally, embedded),
+        "faults": _problems(source, standings, out) + _faults_section(standings, tally, embedded),
         "notable": _notable(tally, embedded),
         "embedded_note": embedded_note,
         "data": script_json(data),
@@ -462,6 +528,11 @@ def write_report(
     target.parent.mkdir(parents=True, exist_ok=True)
     # Written aside, then renamed: a browser reloading the page never reads half of it.
     partial = target.with_name(f".{target.name}.partial")
-    partial.write_bytes(data)
-    partial.replace(target)
+    try:
+        partial.write_bytes(data)
+        partial.replace(target)
+    except OSError as error:  # named after the page asked for, not the file written aside
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(target)) from None
     return ReportSummary(target, len(data), stored, embedded)

@@ -21,7 +21,15 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.tournament import GameOutcome
-from arena.tournament.store import DATABASE, REPLAYS, decode_outcome
+from arena.tournament.store import (
+    DATABASE,
+    PLANNED,
+    REPLAYS,
+    Entry,
+    decode_outcome,
+    read_entries,
+    read_notes,
+)
 
 _IDS_PER_QUERY = 500
 """Game ids asked for in one query: well under SQLite's cap on a statement's parameters."""
@@ -69,6 +77,16 @@ class GameSource(ABC):
     @abstractmethod
     def settings(self) -> dict[str, Any] | None:
         """The tournament's settings as `arena run` stored them; None when the source has none."""
+
+    def bots(self) -> dict[str, Entry]:
+        """The bots `arena run` entered, by name, as the results database keeps them (how each
+        was started, when it was disqualified); empty for a replay file."""
+        return {}
+
+    def notes(self) -> dict[str, Any]:
+        """The notes of the tournament's latest run (games planned, submissions left out);
+        empty for a replay file."""
+        return {}
 
     def outcome(self, key: str) -> GameOutcome:
         """One game by id, or by its number in the listing; SpectateError if there is none."""
@@ -138,19 +156,41 @@ class StoreSource(GameSource):
     def __init__(self, path: Path, shown: Path | None = None) -> None:
         super().__init__(path, shown)
         uri = path.resolve().as_uri() + "?mode=ro"
-        self._db = sqlite3.connect(uri, uri=True, timeout=30.0)
         try:
-            self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            self._db = _connect(uri)
+        except sqlite3.OperationalError:
+            # A WAL database needs its -shm file, which SQLite cannot make in a folder it may
+            # not write to (a read-only copy, a finished tournament's archive): nothing can
+            # change such a database, so it is read as immutable.
+            try:
+                self._db = _connect(uri + "&immutable=1")
+            except sqlite3.DatabaseError as error:
+                raise SpectateError(f"cannot read {path}: {error}") from None
         except sqlite3.DatabaseError as error:
-            self._db.close()
             raise SpectateError(f"{path} is not a results database: {error}") from None
 
     def settings(self) -> dict[str, Any] | None:
+        """The stored rules, with the games the latest run planned (`planned`), if it said."""
         row = self._query("SELECT settings FROM tournament").fetchone()
         if row is None:
             return None
         settings: dict[str, Any] = json.loads(row[0])
+        planned = self.notes().get(PLANNED)
+        if planned is not None:
+            settings[PLANNED] = planned
         return settings
+
+    def bots(self) -> dict[str, Entry]:
+        try:
+            return read_entries(self._db)
+        except sqlite3.Error as error:
+            raise SpectateError(f"cannot read {self.path}: {error}") from None
+
+    def notes(self) -> dict[str, Any]:
+        try:
+            return read_notes(self._db)
+        except sqlite3.Error as error:
+            raise SpectateError(f"cannot read {self.path}: {error}") from None
 
     def entries(self) -> Iterator[GameEntry]:
         rows = self._query(
@@ -211,6 +251,17 @@ class StoreSource(GameSource):
             if "no such table" in str(error):
                 return self._db.execute("SELECT 1 WHERE 0")
             raise SpectateError(f"cannot read {self.path}: {error}") from None
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    """A read-only connection to a results database, checked by reading from it."""
+    db = sqlite3.connect(uri, uri=True, timeout=30.0)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 class ReplayFileSource(GameSource):

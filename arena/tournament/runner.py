@@ -166,9 +166,15 @@ async def run_tournament(
 
         try:
             completed = not todo or await _unless_stopped(play(), stop)
-        finally:  # the results are written whatever ends the run, cancellation included
-            await live.settle()
-            standings, problems = write_results(store, output, list(entries))
+        except BaseException:
+            # The results are written whatever ends the run, cancellation included; but when
+            # they cannot be (the full disk that ended it), why the run ended is what is told.
+            with contextlib.suppress(Exception):
+                await live.settle()
+                write_results(store, output, list(entries))
+            raise
+        await live.settle()
+        standings, problems = write_results(store, output, list(entries))
         return RunSummary(
             standings, played, planned, store.count(), not completed, problems, replaced, report
         )

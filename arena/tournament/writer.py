@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -30,8 +31,10 @@ from arena.tournament.store import (
     ResultStore,
 )
 
-_TAIL_BYTES = 4096
+_TAIL_BYTES = 16384
 """How much of the end of a log is read for its last lines."""
+_FAULT_NOTE = re.compile(r"\[arena: \S+ fault \(")
+"""The arena's note of one fault in a bot's log."""
 
 
 def write_results(
@@ -114,7 +117,10 @@ def log_tail(path: Path, lines: int = LOG_LINES) -> list[str]:
     text = data.decode("utf-8", "replace").splitlines()
     if size > _TAIL_BYTES and text:
         text = text[1:]  # the first line read is likely cut
-    return [_printable(line) for line in text if line.strip()][-lines:]
+    # The arena notes each fault in the log as well; the faults are counted elsewhere, and the
+    # bot's own last words (an import error, a crash) are what its author needs to see.
+    kept = [line for line in text if line.strip() and not _FAULT_NOTE.match(line)]
+    return [_printable(line) for line in kept][-lines:]
 
 
 def _printable(text: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from arena.players import Fault
 from arena.rules import GameRecord, Phase, Round, Rows, Settings, Variant
 from arena.tournament import GameOutcome, ResultStore, schedule
-from arena.tournament.store import DATABASE
+from arena.tournament.store import DATABASE, PLANNED
 from arena.tournament.writer import write_results
 from tests.tournament.helpers import played
 
@@ -16,16 +16,18 @@ BOTS = ("ann", "bob", "cyd")
 
 
 def identity(bots: Sequence[str], players: int, deals: int, seed: int) -> dict[str, object]:
-    """The settings `arena run` stores for such a tournament (as TournamentConfig.identity)."""
+    """The rules `arena run` stores for such a tournament (as TournamentConfig.rules); the bots
+    and deals may grow, and are not in them."""
     return {
-        "bots": sorted(bots),
         "players": players,
-        "deals": deals,
         "variant": "standard",
         "end_score": 66,
         "max_rounds": None,
         "seed": seed,
         "sample": None,
+        "deadline": 1.0,
+        "first_deadline": 5.0,
+        "max_faults": 20,
     }
 
 
@@ -49,6 +51,7 @@ def tournament(
     folder.mkdir(parents=True, exist_ok=True)
     settings = identity(bots, players, deals, seed) | {"variant": str(variant)}
     with ResultStore(folder / DATABASE, settings) as store:
+        store.enter((), {PLANNED: len(specs)})
         for outcome in outcomes[:games]:
             store.save(outcome)
         if games is None:

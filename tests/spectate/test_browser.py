@@ -59,12 +59,17 @@ READ_VIEWER = """() => {
 }"""
 
 
+ILLEGAL = Path(__file__).parents[2] / "tests" / "bots" / "illegal_card_bot.py"
+
+
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Standings]:
-    """A real tournament of three sample bots over gRPC: one table, one deal, three rotations."""
+    """A real tournament over gRPC: two sample bots and one that plays cards it does not hold
+    (so that the fallback plays for it), at one table, one deal, three rotations."""
     output = tmp_path_factory.mktemp("browser") / "out"
-    bots = tuple(
-        parse_bot(f"{n}={BOTS / f'{n}_bot.py'}") for n in ("heuristic", "random", "lowest")
+    bots = (
+        *(parse_bot(f"{n}={BOTS / f'{n}_bot.py'}") for n in ("heuristic", "random")),
+        parse_bot(f"illegal={ILLEGAL}"),
     )
     config = TournamentConfig(bots=bots, players=3, games=3, seed=8, concurrency=2, output=output)
     summary = asyncio.run(run_tournament(config))
@@ -112,7 +117,11 @@ def test_the_report_in_a_browser(
 
     # The standings table: one row per bot, best first, as computed by `arena run`.
     names = page.locator("#standings-table tbody td.bot").all_inner_texts()
-    assert [name.strip() for name in names] == [line.bot for line in standings.bots]
+    assert [name.split(" disqualified")[0].strip() for name in names] == [
+        line.bot for line in standings.bots
+    ]
+    for name, line in zip(names, standings.bots, strict=True):  # the disqualified are marked
+        assert ("disqualified in " in name) == line.disqualified
     ranks = page.locator("#standings-table tbody tr td:first-child").all_inner_texts()
     assert ranks == [str(line.rank) for line in standings.bots]
 
@@ -178,3 +187,46 @@ def test_every_game_of_the_report_opens(tournament: tuple[Path, Standings], brow
         page.locator("#viewer").scroll_into_view_if_needed()
         page.keyboard.press("End")
         assert page.evaluate(READ_VIEWER)["totals"] == list(outcome.record.totals)
+
+
+def test_the_report_fits_a_phone_and_marks_each_fallback_decision(
+    tournament: tuple[Path, Standings], browser: Any, tmp_path: Path
+) -> None:
+    """At 420 px nothing overflows the page, whatever the viewer shows; `#game=N` opens the game
+    numbered N; the illegal bot's card, which the fallback chose, is marked with its fault."""
+    output, _ = tournament
+    summary = write_report(output, tmp_path / "report.html")
+    with open_games(output) as games:
+        first = next(games.outcomes())
+    page = browser.new_page(viewport={"width": 420, "height": 800})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.goto(summary.path.as_uri() + "#game=1&turn=1.1")
+    fits = "document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(fits), page.evaluate("document.documentElement.scrollWidth")
+    assert page.input_value("#game-select") == first.game_id
+    lines = page.locator("#standings-table td.bot").evaluate_all(
+        """(cells) => cells.map((cell) => {
+          const name = [...cell.childNodes].find((node) => node.nodeType === Node.TEXT_NODE);
+          const range = document.createRange();
+          range.selectNodeContents(name);
+          return range.getClientRects().length;
+        })"""
+    )
+    assert lines == [1, 1, 1], f"a bot's name wraps: {lines} lines"
+
+    seat = first.spec.seats.index("illegal")
+    fault = next(f for f in first.faults if (f.round, f.turn) == (0, 0))
+    chip = page.locator(f"#revealed .reveal[data-seat='{seat}']")
+    assert "fallback" in (chip.get_attribute("class") or "")
+    mark = chip.locator(".fault-mark")
+    assert mark.inner_text().strip() == f"fallback · {fault.kind}"
+    assert mark.get_attribute("title") == fault.message
+    assert page.locator("#revealed .fault-mark").count() == 1  # the other bots played their own
+    assert "the fallback chose this card" in page.inner_text("#events")
+
+    page.locator("#viewer").scroll_into_view_if_needed()
+    for key in ("End", "Home", "PageDown"):  # every moment of the viewer fits as well
+        page.keyboard.press(key)
+        assert page.evaluate(fits), key
+    assert not problems, problems

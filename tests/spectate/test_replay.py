@@ -53,8 +53,8 @@ def turn_blocks(text: str) -> dict[tuple[int, int], list[str]]:
             current = blocks.setdefault((round_number, int(match[1])), [])
         elif not line.startswith("           "):
             current = None
-        if current is not None:
-            current.append(line)
+        if current is not None and not line.lstrip().startswith("fallback: "):
+            current.append(line.removesuffix(" [fallback]"))
     return blocks
 
 
@@ -86,7 +86,7 @@ def test_every_turn_of_the_record_is_shown_as_it_happened(
             for t, turn in enumerate(round_.turns, start=1):
                 head, *rest = blocks[r, t]
                 revealed = ", ".join(f"{names[s]} {shown(c)}" for s, c in enumerate(turn.cards))
-                assert head.endswith(f": {revealed}")
+                assert head.replace(" [fallback]", "").endswith(f": {revealed}")
                 placements = rest[: len(turn.placements)]
                 for line, p in zip(placements, turn.placements, strict=True):
                     assert line.split()[0] == shown(p.card) and f"({names[p.seat]})" in line
@@ -127,6 +127,19 @@ def test_a_game_by_number_id_or_replay_file_reads_the_same(folder: Path) -> None
     assert "fault: bob timeout in round 1, turn 3: no answer in 1.0 s" in by_number
 
 
+def test_each_fallback_decision_is_marked_where_it_was_made(folder: Path) -> None:
+    """The fault of game 3 (bob, round 1 turn 3) marks bob's card in that turn, and only there."""
+    text = ok("replay", str(folder), "--game", "3")
+    turn = text[text.index("  turn  3: ") :]
+    head, *rest = turn.splitlines()
+    assert re.search(r"bob \d+(\(\d\))? \[fallback\]", head)
+    assert "fallback: bob's card (timeout: no answer in 1.0 s)" in "\n".join(rest[:8])
+    assert text.count("[fallback]") == 1 and text.count("fallback: ") == 1
+    one_turn = ok("replay", str(folder), "--game", "3", "--turn", "1.3")
+    assert "fallback: bob's card (timeout: no answer in 1.0 s)" in one_turn
+    assert "[fallback]" not in ok("replay", str(folder), "--game", "2")
+
+
 def test_the_listing_names_every_game(folder: Path, outcomes: list[GameOutcome]) -> None:
     text = ok("replay", str(folder))
     for number, outcome in enumerate(outcomes, start=1):
@@ -164,14 +177,14 @@ def test_mistakes_are_one_line_and_exit_non_zero(
     folder: Path, args: list[str], message: str
 ) -> None:
     result = arena("replay", str(folder), *args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 
 def test_a_folder_without_results_says_what_it_expected(tmp_path: Path) -> None:
     result = arena("replay", str(tmp_path))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "holds no results: expected results.sqlite or replays.jsonl" in result.output
 
 

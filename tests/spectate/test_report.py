@@ -14,10 +14,12 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.players import Fault, FaultKind
 from arena.rules import Decision
-from arena.spectate import SpectateError, write_report
+from arena.spectate import SpectateError, charts, write_report
 from arena.spectate.report import GameNote, Take, choose_games
-from arena.tournament import compute_standings
-from tests.spectate.helpers import tournament
+from arena.tournament import ResultStore, compute_standings
+from arena.tournament.outcome import Disqualification
+from arena.tournament.store import DATABASE, Entry
+from tests.spectate.helpers import BOTS, identity, tournament
 
 HOSTILE = "<script>alert('bot')</script>&amp;\"{{data}}"
 MESSAGE = "</script><img src=x onerror=alert(1)> \u2028 <!--"
@@ -193,7 +195,7 @@ def test_a_running_tournament_is_reported_as_in_progress(tmp_path: Path) -> None
 def test_nothing_to_report_is_one_line(tmp_path: Path) -> None:
     tournament(tmp_path, games=0)
     result = CliRunner().invoke(main, ["report", str(tmp_path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert (
         result.output.strip() == f"Error: {tmp_path} holds no finished game yet: nothing to report"
     )
@@ -204,3 +206,40 @@ def test_write_report_returns_what_it_wrote(tmp_path: Path) -> None:
     summary = write_report(tmp_path / "replays.jsonl", tmp_path / "page" / "x.html", max_games=2)
     assert summary.path.read_bytes().__len__() == summary.bytes
     assert (summary.games, summary.embedded) == (3, 2)
+
+
+def test_more_than_ten_bots_get_colours_of_their_own(tmp_path: Path) -> None:
+    bots = [f"bot{index:02d}" for index in range(13)]
+    tournament(tmp_path, bots=bots, players=2, deals=1)
+    _, page = report(tmp_path)
+    colours = embedded(page)["colours"]
+    assert len(colours) == 13 and len(set(colours)) == 13
+    assert len(set(charts.bot_colours([f"b{i}" for i in range(300)]).values())) == 300
+
+
+def test_each_fallback_decision_is_in_the_viewers_data(tmp_path: Path) -> None:
+    """A fault marks its own decision with its message; a crash, every later decision of that
+    seat in the game (quietly: the bot was not asked)."""
+    timeout = Fault(1, FaultKind.TIMEOUT, Decision.CARD, 0, 2, "no answer in 1.0 s")
+    crash = Fault(2, FaultKind.CRASHED, Decision.CARD, 1, 8, "cyd: the bot exited")
+    tournament(tmp_path, deals=1, faults={0: [timeout, crash]})
+    _, page = report(tmp_path)
+    game = embedded(page)["games"][0]
+    marks = game["marks"]
+    assert marks[0] == [0, 3, 1, "card", "timeout", "no answer in 1.0 s", 0]
+    assert marks[1] == [1, 9, 2, "card", "crashed", "cyd: the bot exited", 0]
+    quiet = [mark for mark in marks[2:]]
+    assert quiet and all(mark[2] == 2 and mark[6] == 1 for mark in quiet)
+    cards_after = sum(len(r["turns"]) for r in game["rounds"][2:]) + 1  # round 2 turn 10 on
+    assert len([m for m in quiet if m[3] == "card"]) == cards_after
+
+
+def test_a_disqualified_bot_is_marked_and_ranked_last(tmp_path: Path) -> None:
+    tournament(tmp_path, deals=1)
+    with ResultStore(tmp_path / DATABASE, identity(BOTS, 3, 1, 5)) as store:
+        store.enter([Entry("ann", "{}", "x", None, None)], {})
+        store.disqualify(Disqualification("ann", "is disqualified after 20 faults", "", 0))
+    text, page = report(tmp_path)
+    rows = page.tables["standings-table"][1:]
+    assert rows[-1][1].startswith("ann") and "disqualified" in rows[-1][1]
+    assert "<b>ann</b> disqualified: is disqualified after 20 faults" in text

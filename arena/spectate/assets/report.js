@@ -46,7 +46,7 @@
   function botName(bot) {
     const node = el("span", "who");
     const swatch = el("i", "swatch");
-    swatch.style.background = data.colours[bot % data.colours.length];
+    swatch.style.background = data.colours[bot];
     node.append(swatch, document.createTextNode(data.bots[bot]));
     return node;
   }
@@ -115,12 +115,37 @@
     });
   }
 
+  // The decisions the fallback made at a moment: [round, turn (0: the draft), seat, decision,
+  // kind, message, quiet] from report.py, for this round and turn.
+  function marksAt(m) {
+    return (state.game.marks || []).filter(([r, t]) => r === m.round && t === m.turn);
+  }
+
+  function faultMark(mark) {
+    const [, , , , kind, message, quiet] = mark;
+    const badge = el("span", "fault-mark", `fallback · ${kind}`);
+    badge.dataset.kind = kind;
+    badge.title = quiet ? `not asked: ${message}` : message;
+    return badge;
+  }
+
+  function markNote(mark) {
+    const [, , seat, decision, kind, message, quiet] = mark;
+    const what = { card: "card", row: "row", draft: "draft pick" }[decision] || decision;
+    const item = el("li", "fallback-note");
+    item.appendChild(botName(state.game.seats[seat]));
+    const why = quiet ? `${kind}, ${message}` : `${kind}: ${message}`;
+    item.appendChild(el("span", "", `the fallback chose this ${what} (${why})`));
+    return item;
+  }
+
   function showTurn(m) {
     const seats = state.game.seats;
     const revealed = $("revealed");
     const events = $("events");
     revealed.replaceChildren();
     events.replaceChildren();
+    const marks = marksAt(m);
     if (m.turn === 0) {
       const round = state.game.rounds[m.round];
       let text = "The rows are dealt; every bot holds 10 cards. Step forward to reveal turn 1.";
@@ -129,6 +154,7 @@
         text = `The cards were drafted (${first} first), leaving the rows. Step forward to reveal turn 1.`;
       }
       revealed.appendChild(el("p", "quiet", text));
+      for (const mark of marks) events.appendChild(markNote(mark));
       return;
     }
     m.cards.forEach((c, s) => {
@@ -137,6 +163,11 @@
       chip.appendChild(botName(seats[s]));
       chip.appendChild(card(c));
       if (m.took[s]) chip.appendChild(el("span", "took", `+${m.took[s]}`));
+      const mark = marks.find(([, , seat, decision]) => seat === s && decision === "card");
+      if (mark) {
+        chip.classList.add("fallback");
+        chip.appendChild(faultMark(mark));
+      }
       revealed.appendChild(chip);
     });
     for (const e of m.events) {
@@ -154,9 +185,13 @@
         e.taken.forEach((c) => pile.appendChild(card(c, "small")));
         item.appendChild(pile);
         item.appendChild(el("b", "", `= ${plural(sum(e.taken), "bullhead")}`));
+        const mark = e.how === CHOSEN &&
+          marks.find(([, , seat, decision]) => seat === e.seat && decision === "row");
+        if (mark) item.appendChild(faultMark(mark));
       }
       events.appendChild(item);
     }
+    for (const mark of marks) events.appendChild(markNote(mark));
   }
 
   function showScores(m) {
@@ -271,8 +306,14 @@
 
   function openFromHash() {
     const params = new URLSearchParams(location.hash.slice(1));
-    const id = params.get("game");
+    let id = params.get("game");
     if (!id) return false;
+    if (/^\d+$/.test(id) && !byId.has(id)) {
+      // #game=N: the game numbered N in the listing (`arena replay` numbers them so too).
+      const game = data.games.find((g) => g.n === Number(id));
+      if (!game) return false;
+      id = game.id;
+    }
     const [round, turn] = (params.get("turn") || "").split(".").map(Number);
     const opened = openGame(id, round || 0, turn || 0);
     if (opened) $("replay").scrollIntoView();
