@@ -4,8 +4,6 @@ running or open."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import sys
 from dataclasses import replace
@@ -15,34 +13,12 @@ import pytest
 
 from arena.players import FaultKind
 from arena.server.lobby import BotSpec
-from arena.server.procfs import process
-from arena.server.specs import parse_bot
-from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import RunSummary, run_tournament
-from arena.tournament.store import LOGS, REPLAYS, WORK
+from arena.tournament.store import LOGS, REPLAYS
+from tests.hostile.conftest import BASE, HOSTILE, faults, games, run
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).parents[2]
-HOSTILE = ROOT / "tests" / "bots" / "hostile_bot.py"
-SAMPLES = ROOT / "sample_bots" / "python"
 LOG_CAP = 1 << 20
-
-BASE = TournamentConfig(
-    bots=(
-        parse_bot(f"heuristic={SAMPLES / 'heuristic_bot.py'}"),
-        parse_bot(f"random={SAMPLES / 'random_bot.py'}"),
-    ),
-    players=3,
-    games=3,
-    seed=5,
-    deadline=1.5,  # generous: the well-behaved bots must never time out on a loaded machine
-    first_deadline=3.0,
-    max_faults=3,
-    startup_timeout=20.0,  # six Python bots may start at once on two cores
-    memory_mb=256,
-    concurrency=2,
-)
 
 # mode -> the fault kinds its tournament must record (empty: no game fault, see the README)
 MODES: dict[str, set[FaultKind]] = {
@@ -68,22 +44,6 @@ MODES: dict[str, set[FaultKind]] = {
 }
 
 
-def run(config: TournamentConfig) -> RunSummary:
-    return asyncio.run(run_tournament(config))
-
-
-def games(output: Path) -> list[object]:
-    """Every game's record, in schedule order: what must not change."""
-    lines = (output / REPLAYS).read_text().splitlines()
-    return [json.loads(line)["record"] for line in lines]
-
-
-def faults(output: Path) -> list[object]:
-    """Every fault of a run, for failure messages."""
-    lines = (output / REPLAYS).read_text().splitlines()
-    return [fault for line in lines for fault in json.loads(line)["faults"]]
-
-
 def open_files(folder: Path) -> list[str]:
     """Files under `folder` that this process still holds open (its logs, its database).
 
@@ -99,22 +59,16 @@ def open_files(folder: Path) -> list[str]:
     return held
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> list[object]:
-    """The tournament with the fallback itself (the lowest bot) in the hostile seat."""
-    output = tmp_path_factory.mktemp("reference")
-    lowest = BotSpec("hostile", (sys.executable, str(SAMPLES / "lowest_bot.py")))
-    summary = run(replace(BASE, bots=(*BASE.bots, lowest), output=output))
-    assert summary.played == 3
-    assert all(b.faults == 0 for b in summary.standings.bots), faults(output)
-    return games(output)
-
-
 @pytest.mark.parametrize("mode", list(MODES))
 def test_a_hostile_bot_changes_nothing_but_its_own_record(
-    mode: str, reference: list[object], tmp_path: Path, no_leftover_processes: None
+    mode: str,
+    reference: list[object],
+    tmp_path: Path,
+    marker: str,
+    no_leftover_processes: None,
+    nothing_left: None,
 ) -> None:
-    hostile = BotSpec("hostile", (sys.executable, str(HOSTILE), mode))
+    hostile = BotSpec("hostile", (sys.executable, str(HOSTILE), mode, f"--marker={marker}"))
     config = replace(BASE, bots=(*BASE.bots, hostile), output=tmp_path)
     if mode == "never-connect":  # the wait is the point here: keep it short, not too short
         config = replace(config, startup_timeout=8.0)
@@ -130,14 +84,7 @@ def test_a_hostile_bot_changes_nothing_but_its_own_record(
 
     log = tmp_path / LOGS / "hostile.log"
     assert log.stat().st_size <= LOG_CAP + 200
-    if mode == "fork":
-        survivors = (tmp_path / WORK / "hostile" / "survivors.txt").read_text().split()
-        assert survivors and all(not _alive(int(pid)) for pid in survivors)
+    # "fork": its children carry the marker, and `nothing_left` finds none of them running.
     if mode == "connect-twice":
         assert "a second connection with its token was refused" in log.read_text()
     assert (tmp_path / REPLAYS).exists()
-
-
-def _alive(pid: int) -> bool:
-    info = process(pid)
-    return info is not None and info.alive
