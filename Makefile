@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit quick proto bench clean bots browser sandbox
+.PHONY: run test lint typecheck unit quick proto bench clean bots browser sandbox grpc-cpp cpp-bot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,8 @@ $(STAMP): pyproject.toml
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.installed
 LINE_BOT := build/line_bot
+CPP_OUT := build/cpp
+CPP_BOT := $(CPP_OUT)/bot
 
 bots: $(NODE_STAMP) $(LINE_BOT)
 
@@ -35,6 +37,44 @@ $(LINE_BOT): sample_bots/c/line_bot.c
 		mkdir -p $(@D) && echo "cc $< -o $@" && cc -std=c99 -O2 -Wall -Wextra -o $@ $<; \
 	else \
 		echo "cc not found: skipping the C sample bot (its tests are skipped)"; \
+	fi
+
+# The C++ gRPC sample bot, the guide's minimal one, built with the guide's commands
+# (docs/writing-a-bot.md, "A minimal bot in C++") and Debian's gRPC. Its test builds it from the
+# guide itself (tests/anybot/test_cpp_bot.py); `make cpp-bot` builds it here.
+cpp-bot: grpc-cpp $(CPP_BOT)
+
+$(CPP_BOT): sample_bots/cpp/bot.cc proto/sixnimmt/v1/arena.proto
+	@if $(HAVE_GRPC_CPP); then \
+		echo "protoc and g++: $@" && mkdir -p $(CPP_OUT) \
+		&& protoc -I proto --cpp_out=$(CPP_OUT) --grpc_out=$(CPP_OUT) \
+			--plugin=protoc-gen-grpc="$$(command -v grpc_cpp_plugin)" proto/sixnimmt/v1/arena.proto \
+		&& g++ -std=c++17 -O2 -I $(CPP_OUT) -o $@ sample_bots/cpp/bot.cc \
+			$(CPP_OUT)/sixnimmt/v1/arena.pb.cc $(CPP_OUT)/sixnimmt/v1/arena.grpc.pb.cc \
+			$$(pkg-config --cflags --libs grpc++ protobuf); \
+	else \
+		echo "no gRPC for C++ (g++, protoc, grpc_cpp_plugin, pkg-config grpc++ protobuf): skipping" \
+			"the C++ sample bot (make grpc-cpp installs Debian's)"; \
+	fi
+
+# gRPC for C++, for the C++ sample bot's test: Debian's packages, installed with apt-get when
+# any is missing and this system's Debian has them (apt-cache policy), as chromium is.
+GRPC_CPP_PACKAGES := g++ pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev \
+	libprotobuf-dev
+HAVE_GRPC_CPP := command -v g++ >/dev/null && command -v protoc >/dev/null \
+	&& command -v grpc_cpp_plugin >/dev/null && pkg-config --exists grpc++ protobuf 2>/dev/null
+
+grpc-cpp:
+	@if ! { $(HAVE_GRPC_CPP); }; then \
+		if apt-cache policy libgrpc++-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then \
+			echo "installing Debian's gRPC for C++ for the C++ sample bot: $(GRPC_CPP_PACKAGES)"; \
+			sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+			{ $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install \
+				-y -qq --no-install-recommends $(GRPC_CPP_PACKAGES) >/dev/null; } \
+				|| echo "could not install gRPC for C++: the C++ bot's test is skipped"; \
+		else \
+			echo "no libgrpc++-dev package on this system: the C++ sample bot's test is skipped"; \
+		fi; \
 	fi
 
 # The browser that the report's test drives (through Playwright's Python package, never its own
@@ -80,7 +120,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy arena bench scripts
 
-unit: $(STAMP) bots browser sandbox
+unit: $(STAMP) grpc-cpp bots browser sandbox
 	$(BIN)/pytest
 
 # The unit tests alone, in seconds: everything not marked `integration` (no server, no bot

@@ -39,7 +39,13 @@ def written(folder: Path, name: str) -> Path:
 
 
 def test_the_guide_has_a_minimal_bot_in_each_way() -> None:
-    assert set(FILES) == {"minimal_bot.py", "minimal.js", "minimal_line_bot.py"}
+    assert set(FILES) == {
+        "minimal_bot.py",
+        "minimal.js",
+        "minimal_line_bot.py",
+        "bot.cc",
+        "main.go",
+    }
 
 
 @pytest.mark.integration
