@@ -347,7 +347,9 @@ class DaskExecutor:
         self._poller = asyncio.ensure_future(self._follow())
 
     async def stop(self) -> None:
-        """Stop following the workers."""
+        """Stop following the workers, after a last look (a worker lost just before the last
+        game ended is reported too)."""
+        await self._look()
         tasks = [t for t in (self._poller, *self._checking.values()) if t is not None]
         for task in tasks:
             task.cancel()
@@ -357,6 +359,11 @@ class DaskExecutor:
         """Games played by each worker, and the workers lost, for the summary."""
         games = dict(sorted((self.labels.get(a, a), n) for a, n in self._games.items()))
         return WorkersReport(games, tuple(self.labels.get(a, a) for a in self._lost))
+
+    async def _look(self) -> None:
+        """One look at the workers up now (skipped if the scheduler does not answer soon)."""
+        with contextlib.suppress(Exception):
+            self._seen(await asyncio.wait_for(self._cluster.workers(), POLL * 5))
 
     async def _follow(self) -> None:
         while True:
@@ -458,6 +465,7 @@ class DaskExecutor:
                 self._games[played.address] = self._games.get(played.address, 0) + 1
                 self.labels.setdefault(played.address, played.label)
                 yield self._judge(played)
+            await self._look()  # a worker lost in the last moments is reported too
         finally:
             if running:
                 with contextlib.suppress(Exception):

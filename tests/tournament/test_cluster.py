@@ -1,0 +1,331 @@
+"""Tournaments on a real Dask cluster: a `dask scheduler` and two `dask worker` processes on
+loopback, started here as an organizer starts them, and stopped by their process groups.
+
+The same seed gives the same games and standings on the cluster as on this machine; a worker
+killed mid-tournament costs nothing; a run interrupted on the cluster resumes on this machine;
+submissions are built on each worker, and a broken one is named.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+
+from arena.server.procfs import processes
+from arena.server.specs import parse_bot
+from arena.tournament.cluster import open_cluster
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.store import DATABASE, REPLAYS, STANDINGS_JSON
+from arena.tournament.submissions import Rejection
+
+pytestmark = pytest.mark.integration
+
+BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
+ENTRIES = [f"{name}={BOTS / f'{name}_bot.py'}" for name in ("heuristic", "random", "lowest")]
+DASK = Path(sys.executable).with_name("dask")
+"""The `dask` command of the arena's environment (`dask scheduler`, `dask worker`)."""
+START_TIMEOUT = 90.0
+"""Seconds the scheduler and workers have to come up on a loaded two-core machine."""
+
+
+def config(output: Path, **changes: object) -> TournamentConfig:
+    base = TournamentConfig(
+        bots=tuple(parse_bot(entry) for entry in ENTRIES),
+        players=3,
+        games=6,
+        seed=11,
+        max_rounds=1,
+        deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
+        concurrency=2,
+        output=output,
+    )
+    return replace(base, **changes)
+
+
+def results(output: Path) -> tuple[str, str]:
+    """The replay file and the standings a run left: what must match."""
+    return (output / REPLAYS).read_text(), (output / STANDINGS_JSON).read_text()
+
+
+@dataclass
+class DaskCluster:
+    """A scheduler and its workers, each a process of its own group."""
+
+    address: str
+    folder: Path
+    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    children: set[int] = field(default_factory=set)
+    """Process groups of what the workers started (bots), stopped at the end too."""
+
+    def worker_folder(self, name: str) -> Path:
+        return self.folder / name
+
+    def note_children(self, pid: int) -> None:
+        """Remember the process groups of `pid`'s children (its bots), to stop them at the end."""
+        self.children |= {p.pgrp for p in processes() if p.ppid == pid and p.alive}
+
+    def kill(self, name: str) -> None:
+        """SIGKILL one worker, by its pid, as a machine that dies."""
+        process = self.workers[name]
+        self.note_children(process.pid)
+        os.kill(process.pid, signal.SIGKILL)
+
+
+def _start(command: list[str | Path], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [str(part) for part in command],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # a group of its own: stopped whole, by its id
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+        if process.poll() is not None:
+            break
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(wait)
+
+
+def _wait_for_workers(address: str, count: int) -> None:
+    from distributed import Client
+
+    with Client(address, timeout=START_TIMEOUT) as client:
+        client.wait_for_workers(count, timeout=START_TIMEOUT)
+
+
+@contextlib.contextmanager
+def dask_cluster(folder: Path, names: tuple[str, ...] = ("w1", "w2")) -> Iterator[DaskCluster]:
+    """`dask scheduler` on a free loopback port and `dask worker` processes (one thread each,
+    no nanny: a killed worker stays dead), as an organizer would start them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started: list[subprocess.Popen[bytes]] = []
+    cluster: DaskCluster | None = None
+    try:
+        scheduler_file = folder / "scheduler.json"
+        started.append(
+            _start(
+                [
+                    DASK,
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--no-dashboard",
+                    "--scheduler-file",
+                    scheduler_file,
+                ],
+                folder / "scheduler.log",
+            )
+        )
+        deadline = time.monotonic() + START_TIMEOUT
+        while not scheduler_file.is_file() and time.monotonic() < deadline:
+            assert started[0].poll() is None, (folder / "scheduler.log").read_text()
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        cluster = DaskCluster(address, folder, started=started)
+        for name in names:
+            worker = _start(
+                [
+                    DASK,
+                    "worker",
+                    address,
+                    "--name",
+                    name,
+                    "--nthreads",
+                    "1",
+                    "--no-nanny",
+                    "--no-dashboard",
+                    "--host",
+                    "127.0.0.1",
+                    "--local-directory",
+                    folder / name,
+                ],
+                folder / f"{name}.log",
+            )
+            started.append(worker)
+            cluster.workers[name] = worker
+        _wait_for_workers(address, len(names))
+        yield cluster
+    finally:
+        for process in reversed(started):  # the workers first (their bots with them), then it
+            if cluster is not None:
+                cluster.note_children(process.pid)
+            _stop(process)
+        for group in cluster.children if cluster is not None else ():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """The tournament played on this machine alone: what every cluster run must equal."""
+    output = tmp_path_factory.mktemp("local") / "out"
+    summary = asyncio.run(run_tournament(config(output)))
+    assert summary.played == 6 and summary.workers is None
+    return results(output)
+
+
+def on_cluster(output: Path, cluster: DaskCluster, **changes: object) -> TournamentConfig:
+    return config(output, cluster=cluster.address, **changes)
+
+
+def test_the_same_games_and_standings_on_a_cluster_as_on_one_machine(
+    tmp_path: Path, shared: DaskCluster, local: tuple[str, str]
+) -> None:
+    lines: list[str] = []
+    up: list[int] = []
+    summary = asyncio.run(
+        run_tournament(on_cluster(tmp_path, shared), announce=lines.append, workers_up=up.append)
+    )
+    assert summary.played == 6 and not summary.interrupted
+    assert results(tmp_path) == local
+    assert summary.workers is not None
+    assert sum(summary.workers.games.values()) == 6
+    assert set(summary.workers.games) <= {"w1", "w2"} and summary.workers.lost == ()
+    assert up and up[-1] == 2
+    assert all("lost" not in line for line in lines)
+    # each bot's log came back from the workers that ran it
+    assert "on worker w" in (tmp_path / "logs" / "heuristic.log").read_text()
+
+
+def test_a_worker_killed_mid_tournament_costs_nothing(
+    tmp_path: Path, local: tuple[str, str]
+) -> None:
+    with dask_cluster(tmp_path / "dask") as cluster:
+        killed: list[str] = []
+
+        def progress(done: int, total: int) -> None:
+            if done >= 1 and not killed:
+                cluster.kill("w1")
+                killed.append("w1")
+
+        lines: list[str] = []
+        summary = asyncio.run(
+            run_tournament(on_cluster(tmp_path / "out", cluster), progress, announce=lines.append)
+        )
+    assert killed and not summary.interrupted
+    assert summary.stored == 6
+    replays = (tmp_path / "out" / REPLAYS).read_text().splitlines()
+    ids = [json.loads(line)["spec"]["game_id"] for line in replays]
+    assert len(ids) == len(set(ids)) == 6  # every game stored, and once
+    assert results(tmp_path / "out") == local
+    assert summary.workers is not None and summary.workers.lost == ("w1",)
+    assert any("worker w1 lost" in line for line in lines)
+
+
+def test_an_interrupted_cluster_run_resumed_on_one_machine_equals_an_uninterrupted_run(
+    tmp_path: Path, shared: DaskCluster, local: tuple[str, str]
+) -> None:
+    async def interrupted() -> RunSummary:
+        stop = asyncio.Event()
+
+        def progress(done: int, total: int) -> None:
+            if done >= 2:
+                stop.set()
+
+        return await run_tournament(on_cluster(tmp_path, shared), progress, stop=stop)
+
+    first = asyncio.run(interrupted())
+    assert first.interrupted and 2 <= first.stored < 6
+    rest = asyncio.run(run_tournament(config(tmp_path)))
+    assert not rest.interrupted and rest.played == 6 - first.stored and rest.workers is None
+    assert results(tmp_path) == local
+
+
+def _submission(folder: Path, name: str, build: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "source.py").write_text((BOTS / "lowest_bot.py").read_text())
+    manifest = f'name = "{name}"\ncommand = "python3 bot.py"\nbuild = "{build}"\n'
+    (folder / "bot.toml").write_text(manifest)
+
+
+def test_submissions_are_built_on_each_worker_and_a_broken_one_is_named(
+    tmp_path: Path, shared: DaskCluster
+) -> None:
+    root = tmp_path / "submissions"
+    _submission(root / "good", "built", "cp source.py bot.py")  # only a build makes it run
+    _submission(root / "bad", "broken", "echo no compiler here >&2; exit 3")
+    entries = (ENTRIES[0], ENTRIES[1])
+    base = config(
+        tmp_path / "out",
+        bots=tuple(parse_bot(e) for e in entries),
+        games=3,
+        cluster=shared.address,
+    )
+    left_out: list[Rejection] = []
+
+    async def play() -> RunSummary:
+        async with open_cluster(base) as cluster:
+            entered = await cluster.enter_submissions(root, base, left_out.append)
+            return await run_tournament(entered, cluster=cluster)
+
+    summary = asyncio.run(play())
+    assert [rejection.folder for rejection in left_out] == ["bad"]
+    (reason,) = [rejection.reason for rejection in left_out]
+    assert "build failed" in reason and "w1" in reason and "w2" in reason
+    assert "no compiler here" in (tmp_path / "out" / "logs" / "broken.log").read_text()
+    for name in ("w1", "w2"):  # built on each worker, once, in its own folder
+        marks = list(shared.worker_folder(name).rglob(".arena-built"))
+        assert [mark.parent.name.split("-")[0] for mark in marks] == ["built"]
+    assert summary.played == 3 and not summary.interrupted
+    lines = {line.bot: line for line in summary.standings.bots}
+    assert set(lines) == {"heuristic", "random", "built"}
+    assert lines["built"].games == 3 and lines["built"].faults == 0
+
+
+def test_arena_run_with_local_workers(tmp_path: Path, local: tuple[str, str]) -> None:
+    """`--workers 2`: a local cluster of two worker processes, through the command line."""
+    bots = [arg for entry in ENTRIES for arg in ("--bot", entry)]
+    settings = ["--players", "3", "--games", "6", "--seed", "11", "--max-rounds", "1"]
+    done = subprocess.run(
+        [
+            Path(sys.executable).with_name("arena"),
+            "run",
+            *bots,
+            *settings,
+            "--deadline",
+            "5",
+            "--workers",
+            "2",
+            "--json",
+            "--output",
+            tmp_path / "out",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert sum(document["workers"]["games"].values()) == 6
+    assert document["workers"]["lost"] == []
+    assert results(tmp_path / "out") == local
+    assert (tmp_path / "out" / DATABASE).is_file()
