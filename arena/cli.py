@@ -38,6 +38,7 @@ from arena.rules import (
 from arena.server.errors import BotError
 from arena.spectate import (
     DEFAULT_MAX_GAMES,
+    GameSource,
     SpectateError,
     game_list,
     open_games,
@@ -46,7 +47,9 @@ from arena.spectate import (
     terminal_paint,
     write_report,
 )
+from arena.spectate.botlogs import BotLines, listing
 from arena.spectate.display import fault_line, render_game
+from arena.tournament import GameOutcome
 from arena.tournament.errors import ConfigError, StoreError
 from arena.tournament.standings import Standings, pairwise_table, standings_table
 from arena.tournament.store import LOGS
@@ -664,16 +667,22 @@ _RESULTS = click.Path(exists=True, path_type=Path)
 @click.option("--game", metavar="ID|NUMBER", help="The game to show, by id or listing number.")
 @click.option("--turn", metavar="R[.T]", help="Show only round R, or only its turn T (e.g. 2.7).")
 @click.option("--step", is_flag=True, help="Step through the turns with the keys (a terminal).")
+@click.option("--bot", metavar="NAME", help="Show what this bot wrote (its log) under each turn.")
 @click.option("--color/--no-color", default=None, help="Colour the cards (default: on a terminal).")
 def replay(
-    results: Path, game: str | None, turn: str | None, step: bool, color: bool | None
+    results: Path,
+    game: str | None,
+    turn: str | None,
+    step: bool,
+    bot: str | None,
+    color: bool | None,
 ) -> None:
     """Show a game of a tournament turn by turn; without --game, list the games.
 
     Works while the tournament still runs: the results are read, never written.
     """
-    if game is None and (turn is not None or step):
-        raise click.UsageError("--turn and --step need --game")
+    if game is None and (turn is not None or step or bot is not None):
+        raise click.UsageError("--turn, --step and --bot need --game")
     if step and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("--step needs a terminal: without it the game prints whole")
     with _one_line("the results are only read: check the folder"):
@@ -683,6 +692,7 @@ def replay(
                 click.echo(f"\nShow one: arena replay {results} --game NUMBER (or ID)")
                 return
             outcome = games.outcome(game)
+            log = _bot_lines(games, outcome, bot) if bot is not None else None
             out_in = {
                 name: entry.disqualified.game_id
                 for name, entry in games.bots().items()
@@ -694,10 +704,39 @@ def replay(
                 click.clear()
                 click.echo(text, color=color)
 
-            step_through(outcome, click.getchar, screen, turn, terminal_paint, out_in)
+            step_through(outcome, click.getchar, screen, turn, terminal_paint, out_in, log)
             return
-        text = show_game(outcome, turn, terminal_paint, out_in)
+        text = show_game(outcome, turn, terminal_paint, out_in, log)
     click.echo(text, color=color)
+
+
+def _bot_lines(games: GameSource, outcome: GameOutcome, bot: str) -> BotLines:
+    """What `bot` wrote in a game, for `arena replay --bot`; SpectateError if it did not play."""
+    if bot not in outcome.spec.seats:
+        raise SpectateError(
+            f"{bot!r} did not play game {outcome.game_id}: its seats are "
+            f"{', '.join(outcome.spec.seats)}"
+        )
+    return BotLines(bot, tuple(games.bot_lines(bot, [outcome.game_id])))
+
+
+@main.command()
+@click.argument("name")
+@click.argument("results", metavar="OUTPUT_FOLDER", type=_RESULTS)
+@click.option("--game", metavar="ID|NUMBER", help="Only this game's lines, by id or number.")
+def logs(name: str, results: Path, game: str | None) -> None:
+    """Print what bot NAME wrote, line by line, each with its game and ROUND.TURN (from 1).
+
+    The arena's own lines about the bot (started, connected, faults, exits) are marked [arena];
+    lines written between games have no game. Works while the tournament still runs.
+    """
+    with _one_line("the results are only read: check the folder"), open_games(results) as games:
+        known = sorted(games.bots())
+        if known and name not in known:
+            raise SpectateError(f"no bot {name!r} in {results}: its bots are {', '.join(known)}")
+        ids = [games.outcome(game).game_id] if game is not None else None
+        text = listing(games.bot_lines(name, ids))
+    click.echo(text or f"no lines of {name!r} in {results}" + (f" for game {game}" if game else ""))
 
 
 @main.command()

@@ -81,6 +81,16 @@ Marks = Mapping[tuple[int, int], Sequence[Mark]]
 DRAFT_TURN = -1
 """The turn a round's draft picks are marked under."""
 
+Logs = Mapping[tuple[int | None, int | None], Sequence[str]]
+"""One bot's log lines by where its process was, (round, turn) from 0: (round, None) in the
+round's draft, (None, None) in the game before its first decision. Shown escaped (`safe`)."""
+LOG = "| "
+"""What starts each line of a bot's log in a replay."""
+
+
+def _log_lines(logs: Logs | None, at: tuple[int | None, int | None], indent: str) -> list[str]:
+    return [f"{indent}{LOG}{safe(text)}" for text in (logs or {}).get(at, ())]
+
 
 def fallback_marks(
     record: GameRecord,
@@ -221,7 +231,11 @@ def _row_lines(rows: Rows, indent: str, paint: Paint) -> Iterator[str]:
 
 
 def _turn_lines(
-    moment: Moment, names: Sequence[str], paint: Paint, marks: Marks | None = None
+    moment: Moment,
+    names: Sequence[str],
+    paint: Paint,
+    marks: Marks | None = None,
+    logs: Logs | None = None,
 ) -> Iterator[str]:
     indent = " " * 11
     marked = (marks or {}).get((moment.round, moment.turn - 1), ())
@@ -231,6 +245,7 @@ def _turn_lines(
         for s, c in enumerate(moment.record.cards)
     )
     yield f"  turn {moment.turn:>2}: {played}"
+    yield from _log_lines(logs, (moment.round, moment.turn - 1), indent)
     fallback_rows = {m.seat for m in marked if m.decision is Decision.ROW}
     for p in moment.record.placements:
         flag = " [fallback]" if p.chosen and p.seat in fallback_rows else ""
@@ -246,7 +261,12 @@ def _turn_lines(
 
 
 def _round_head(
-    round_: RoundRecord, index: int, names: Sequence[str], paint: Paint, marks: Marks | None
+    round_: RoundRecord,
+    index: int,
+    names: Sequence[str],
+    paint: Paint,
+    marks: Marks | None,
+    logs: Logs | None = None,
 ) -> list[str]:
     lines = [f"Round {index + 1}"]
     if round_.picks:
@@ -254,6 +274,7 @@ def _round_head(
         lines.append(f"  draft, {names[round_.first_picker]} first: {picks}")
         for mark in (marks or {}).get((index, DRAFT_TURN), ()):
             lines.append("           " + mark_line(mark, names))
+        lines.extend(_log_lines(logs, (index, None), "           "))
     lines.append("  rows as dealt:" if not round_.picks else "  rows after the draft:")
     lines.extend(_row_lines(round_.rows, "           ", paint))
     width = max(map(len, names))
@@ -263,13 +284,18 @@ def _round_head(
 
 
 def _round_lines(
-    record: GameRecord, index: int, names: Sequence[str], paint: Paint, marks: Marks | None
+    record: GameRecord,
+    index: int,
+    names: Sequence[str],
+    paint: Paint,
+    marks: Marks | None,
+    logs: Logs | None = None,
 ) -> Iterator[str]:
     round_ = record.rounds[index]
     before = totals_before(record, index)
-    yield from _round_head(round_, index, names, paint, marks)
+    yield from _round_head(round_, index, names, paint, marks, logs)
     for moment in walk_round(round_, index, before):
-        yield from _turn_lines(moment, names, paint, marks)
+        yield from _turn_lines(moment, names, paint, marks, logs)
     scores = ", ".join(
         f"{names[s]} {pen} (total {b + pen})"
         for s, (pen, b) in enumerate(zip(round_.penalties, before, strict=True))
@@ -292,14 +318,19 @@ def final_lines(record: GameRecord, names: Sequence[str]) -> list[str]:
 
 
 def render_game(
-    record: GameRecord, names: Sequence[str], paint: Paint = plain, marks: Marks | None = None
+    record: GameRecord,
+    names: Sequence[str],
+    paint: Paint = plain,
+    marks: Marks | None = None,
+    logs: Logs | None = None,
 ) -> str:
     """The whole game, round by round and turn by turn, ending with the winners; each decision
-    the fallback made (`marks`, from `fallback_marks`) is marked where it was made."""
-    lines = [_header(record)]
+    the fallback made (`marks`, from `fallback_marks`) is marked where it was made, and a bot's
+    log lines (`logs`) are shown under the turn they were written in."""
+    lines = [_header(record), *_log_lines(logs, (None, None), "  ")]
     for index in range(len(record.rounds)):
         lines.append("")
-        lines.extend(_round_lines(record, index, names, paint, marks))
+        lines.extend(_round_lines(record, index, names, paint, marks, logs))
     lines.append("")
     lines.extend(final_lines(record, names))
     return "\n".join(lines)
@@ -311,9 +342,10 @@ def render_round(
     names: Sequence[str],
     paint: Paint = plain,
     marks: Marks | None = None,
+    logs: Logs | None = None,
 ) -> str:
     """One round of a game: its deal, its turns and its scores. `index` counts from 0."""
-    return "\n".join(_round_lines(record, index, names, paint, marks))
+    return "\n".join(_round_lines(record, index, names, paint, marks, logs))
 
 
 def render_turn(
@@ -323,6 +355,7 @@ def render_turn(
     names: Sequence[str],
     paint: Paint = plain,
     marks: Marks | None = None,
+    logs: Logs | None = None,
 ) -> str:
     """One turn of a game, after the rows it found, so that it reads on its own.
 
@@ -334,5 +367,5 @@ def render_turn(
     rows = moments[turn - 2].rows if turn > 1 else round_.rows
     lines = [f"Round {index + 1}, turn {turn} of {len(round_.turns)}", "  rows before the turn:"]
     lines.extend(_row_lines(rows, " " * 11, paint))
-    lines.extend(_turn_lines(moment, names, paint, marks))
+    lines.extend(_turn_lines(moment, names, paint, marks, logs))
     return "\n".join(lines)

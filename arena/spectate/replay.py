@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import click
 from tabulate import tabulate
 
+from arena.spectate.botlogs import BotLines
 from arena.spectate.display import (
     LEGEND,
     Marks,
@@ -83,15 +84,17 @@ def _where(outcome: GameOutcome, turn: str) -> tuple[int, int | None]:
     return round_number - 1, turn_number
 
 
-def _head(outcome: GameOutcome, names: Sequence[str]) -> list[str]:
+def _head(outcome: GameOutcome, names: Sequence[str], log: BotLines | None = None) -> list[str]:
     spec = outcome.spec
-    return [
+    lines = [
         f"Game {spec.game_id}: table {spec.table + 1}, deal {spec.deal + 1}, "
         f"seat rotation {spec.rotation}",
         f"Seats: {', '.join(names)}",
         LEGEND,
-        "",
     ]
+    if log is not None:
+        lines.append(log.legend())
+    return [*lines, ""]
 
 
 def outcome_marks(outcome: GameOutcome, out_in: Mapping[str, str] | None = None) -> Marks:
@@ -118,22 +121,26 @@ def show_game(
     turn: str | None = None,
     paint: Paint = plain,
     out_in: Mapping[str, str] | None = None,
+    log: BotLines | None = None,
 ) -> str:
     """One game for the terminal: all of it, or one round (`turn` "R") or one turn ("R.T"), each
-    decision the fallback made marked with its fault (`outcome_marks`)."""
+    decision the fallback made marked with its fault (`outcome_marks`), and with `log` one bot's
+    log lines under the turns they were written in."""
     record = outcome.record
     names = [safe(bot) for bot in outcome.spec.seats]
     marks = outcome_marks(outcome, out_in)
+    logs = log.by_turn() if log is not None else None
     if turn is None:
-        body = render_game(record, names, paint, marks)
+        body = render_game(record, names, paint, marks, logs)
     else:
         index, turn_number = _where(outcome, turn)
         if turn_number is None:
-            body = render_round(record, index, names, paint, marks)
+            body = render_round(record, index, names, paint, marks, logs)
         else:
-            body = render_turn(record, index, turn_number, names, paint, marks)
+            body = render_turn(record, index, turn_number, names, paint, marks, logs)
     faults = [fault_line(fault, names) for fault in outcome.faults]
-    return "\n".join([*_head(outcome, names), body, *(["", *faults] if faults else [])])
+    head = _head(outcome, names, log)
+    return "\n".join([*head, body, *(["", *faults] if faults else [])])
 
 
 _NEXT = {"\x1b[C", "n", " ", "\r", "\n", "l"}
@@ -152,14 +159,17 @@ def step_through(
     turn: str | None = None,
     paint: Paint = plain,
     out_in: Mapping[str, str] | None = None,
+    log: BotLines | None = None,
 ) -> None:
     """Show a game one turn at a time, moving with the keys `read_key` returns, until quit.
 
-    `show` puts one screen up (clearing the last); starts at `turn` ("R" or "R.T") if given.
+    `show` puts one screen up (clearing the last); starts at `turn` ("R" or "R.T") if given;
+    with `log`, one bot's lines under each turn.
     """
     record = outcome.record
     names = [safe(bot) for bot in outcome.spec.seats]
     marks = outcome_marks(outcome, out_in)
+    logs = log.by_turn() if log is not None else None
     spots = [
         (index, number)
         for index, round_ in enumerate(record.rounds)
@@ -171,7 +181,8 @@ def step_through(
         at = spots.index((index, number or 1))
     while True:
         index, number = spots[at]
-        screen = [*_head(outcome, names), render_turn(record, index, number, names, paint, marks)]
+        shown = render_turn(record, index, number, names, paint, marks, logs)
+        screen = [*_head(outcome, names, log), shown]
         if at == len(spots) - 1:
             screen += ["", *final_lines(record, names)]
         show("\n".join([*screen, "", f"{at + 1}/{len(spots)} · {KEYS}"]))

@@ -33,6 +33,7 @@ from typing import Any
 
 from arena.players import FaultKind
 from arena.rules import BULLHEADS, GameRecord
+from arena.server.botlog import ARENA
 from arena.spectate import charts
 from arena.spectate.replay import outcome_marks
 from arena.spectate.source import GameSource, SpectateError, open_games
@@ -53,6 +54,10 @@ MAX_FAULTS_LISTED = 200
 
 _MESSAGE_CHARS = 300
 """A fault message is cut to this many characters: a bot controls its length."""
+
+_LOG_LINES = 60
+"""Lines of each bot's log embedded per game (`arena logs` prints them all); each is cut like a
+fault message."""
 
 _NOTABLE = 8
 """Biggest single takes listed as links into the viewer."""
@@ -267,6 +272,40 @@ def compact(
     }
 
 
+def add_logs(
+    games: Sequence[dict[str, Any]], source: GameSource, ids: Sequence[str], bots: dict[str, int]
+) -> None:
+    """Give each compact game the lines its bots wrote in it, for the viewer: `logs` maps a seat
+    (as a string, JSON's keys) to [round, turn, from the arena (1) or the bot (0), text] in the
+    order written, round and turn from 0 or null (before the first decision; turn: the draft).
+    At most `_LOG_LINES` a seat, each cut at `_MESSAGE_CHARS`; `logs_more` counts the rest.
+    Bots control this text: it reaches the page only through `script_json` and `textContent`."""
+    try:
+        lines = list(source.bot_lines(games=ids))
+    except SpectateError:  # a replay file: no logs
+        return
+    by_game = {game["id"]: game for game in games}
+    kept: dict[tuple[str, str], list[list[Any]]] = {}
+    more: Counter[tuple[str, str]] = Counter()
+    for line in lines:
+        game = by_game.get(line.game_id or "")
+        if game is None or bots.get(line.bot) not in game["seats"]:
+            continue
+        key = (game["id"], line.bot)
+        found = kept.setdefault(key, [])
+        if len(found) < _LOG_LINES:
+            arena = int(line.source == ARENA)
+            found.append([line.round, line.turn, arena, line.text[:_MESSAGE_CHARS]])
+        else:
+            more[key] += 1
+    for (game_id, bot), found in kept.items():
+        game = by_game[game_id]
+        seat = str(game["seats"].index(bots[bot]))
+        game.setdefault("logs", {})[seat] = found
+        if more[game_id, bot]:
+            game.setdefault("logs_more", {})[seat] = more[game_id, bot]
+
+
 def script_json(value: Any) -> str:
     """JSON safe inside a `<script>` element: no string in it can end the element early."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -470,6 +509,7 @@ def build_report(
     out_in = {name: game.game_id for name, game in out.items()}
     games = [compact(o, numbers[o.game_id], bots, out_in) for o in source.outcomes(ids)]
     embedded = {game["id"] for game in games}
+    add_logs(games, source, ids, bots)
     colours = charts.bot_colours([line.bot for line in standings.bots])
     settings = source.settings()
     data = {

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.server.botlog import LogLine
 from arena.tournament import GameOutcome
 from arena.tournament.store import (
     DATABASE,
@@ -87,6 +88,17 @@ class GameSource(ABC):
         """The notes of the tournament's latest run (games planned, submissions left out);
         empty for a replay file."""
         return {}
+
+    def bot_lines(
+        self, bot: str | None = None, games: Collection[str] | None = None
+    ) -> Iterator[LogLine]:
+        """The lines of the bots' logs, in the order written: those of `bot` (else every bot's)
+        in `games` (else in every game and between games). A replay file holds none: asking it
+        is a SpectateError that says where they are."""
+        raise SpectateError(
+            f"{self.shown} is a replay file: the bots' logs are in the output folder's "
+            f"{DATABASE} (give the folder)"
+        )
 
     def outcome(self, key: str) -> GameOutcome:
         """One game by id, or by its number in the listing; SpectateError if there is none."""
@@ -239,6 +251,24 @@ class StoreSource(GameSource):
             rows = sorted(found, key=lambda row: row[3:])
         for spec, result, record, *_ in rows:
             yield decode_outcome(spec, result, record)
+
+    def bot_lines(
+        self, bot: str | None = None, games: Collection[str] | None = None
+    ) -> Iterator[LogLine]:
+        select = "SELECT id, bot, game_id, round, turn, source, text FROM bot_logs"
+        of_bot, bots = (" AND bot = ?", [bot]) if bot is not None else ("", [])
+        rows: Iterable[tuple[Any, ...]]
+        if games is None:
+            rows = self._query(f"{select} WHERE 1{of_bot} ORDER BY id", bots)
+        else:  # a few hundred ids at a time, as `outcomes`; then in the order written
+            wanted, found = list(dict.fromkeys(games)), []
+            for start in range(0, len(wanted), _IDS_PER_QUERY):
+                chunk = wanted[start : start + _IDS_PER_QUERY]
+                sql = f"{select} WHERE game_id IN ({', '.join('?' * len(chunk))}){of_bot}"
+                found += self._query(sql, [*chunk, *bots]).fetchall()
+            rows = sorted(found)
+        for _, *line in rows:
+            yield LogLine(*line)
 
     def close(self) -> None:
         self._db.close()

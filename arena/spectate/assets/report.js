@@ -95,7 +95,7 @@
     return moments;
   }
 
-  const state = { game: null, moments: [], at: 0, addressTimer: 0 };
+  const state = { game: null, moments: [], at: 0, addressTimer: 0, logBot: -1 };
 
   function showRows(m) {
     const placed = new Set(m.events.map((e) => e.card));
@@ -222,6 +222,46 @@
     });
   }
 
+  // One bot's log at a moment: what it wrote while deciding the turn just revealed (at a round's
+  // deal: in its draft, and in round 1 before the game's first decision). A bot's own text, so
+  // it only ever reaches textContent.
+  function logAt(m, lines) {
+    return lines.filter(([round, turn]) => m.turn === 0
+      ? (round === m.round && turn === null) || (round === null && m.round === 0)
+      : round === m.round && turn === m.turn - 1);
+  }
+
+  function showLog(m) {
+    const box = $("log");
+    box.replaceChildren();
+    const seat = $("log-bot").value;
+    const lines = (state.game.logs || {})[seat] || [];
+    const here = logAt(m, lines);
+    for (const [, , arena, text] of here) box.appendChild(el("li", arena ? "arena" : "", text));
+    if (!here.length) {
+      box.appendChild(el("li", "quiet", lines.length ? "nothing written here" : "no lines in this game"));
+    }
+    const more = (state.game.logs_more || {})[seat];
+    if (more) {
+      const bot = data.bots[state.game.seats[Number(seat)]];
+      box.appendChild(el("li", "quiet", `${plural(more, "more line")} in this game: arena logs ${bot} --game ${state.game.id}`));
+    }
+  }
+
+  // The bots of a game to choose a log from; the bot chosen stays chosen from game to game.
+  function fillLogBots(game) {
+    const select = $("log-bot");
+    select.replaceChildren();
+    game.seats.forEach((bot, s) => {
+      const option = el("option", "", data.bots[bot]);
+      option.value = s;
+      select.appendChild(option);
+    });
+    const kept = game.seats.indexOf(state.logBot);
+    const written = game.seats.findIndex((_, s) => (game.logs || {})[s]);
+    select.value = String(kept >= 0 ? kept : Math.max(written, 0));
+  }
+
   function show(at) {
     const moments = state.moments;
     state.at = Math.max(0, Math.min(at, moments.length - 1));
@@ -241,6 +281,7 @@
     showRows(m);
     showTurn(m);
     showScores(m);
+    showLog(m);
     $("first").disabled = $("prev").disabled = $("prev-round").disabled = state.at === 0;
     $("last").disabled = $("next").disabled = $("next-round").disabled =
       state.at === moments.length - 1;
@@ -294,6 +335,7 @@
     if (state.game !== game) {
       state.game = game;
       state.moments = unfold(game);
+      fillLogBots(game);
     }
     $("viewer").hidden = false;
     $("game-select").value = id;
@@ -319,6 +361,12 @@
     if (opened) $("replay").scrollIntoView();
     return opened;
   }
+
+  $("log-bot").addEventListener("change", (event) => {
+    state.logBot = state.game.seats[Number(event.target.value)];
+    showLog(state.moments[state.at]);
+    event.target.blur(); // so that the arrow keys step through the game again
+  });
 
   const filter = $("bot-filter");
   data.bots.forEach((name, b) => {
