@@ -526,6 +526,8 @@ def run(
             "problems": problems.to_dict(),
             "games": {"stored": summary.stored, "total": summary.total, "played": summary.played},
         }
+        if summary.run:
+            document["run"] = summary.run
         if summary.workers is not None:
             document["workers"] = summary.workers.to_dict()
         click.echo(json.dumps(document, indent=2))

@@ -22,8 +22,19 @@ def children(pid: int) -> list[int]:
 
 
 def children_cpu(pid: int) -> dict[int, float]:
-    """CPU seconds so far of each child of `pid`, by process id."""
-    return {child: process_cpu(child) for child in children(pid)}
+    """CPU seconds so far of each descendant of `pid` (a sealed bot runs below its sandbox,
+    and the launch step's process becomes the sandbox), by process id."""
+    below: dict[int, list[int]] = {}
+    for info in processes():
+        below.setdefault(info.ppid, []).append(info.pid)
+    found: dict[int, float] = {}
+    todo = list(below.get(pid, []))
+    while todo:
+        child = todo.pop()
+        if child not in found:
+            found[child] = process_cpu(child)
+            todo.extend(below.get(child, []))
+    return found
 
 
 def machine_busy() -> float:

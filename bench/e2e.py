@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import resource
@@ -26,13 +27,14 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from arena.rules import Decision, View
-from arena.server.lobby import BotSpec
+from arena.server.lobby import Bot, BotSpec, Instance, Lobby
 from arena.server.remote import RemotePlayer
+from arena.server.sandbox import SandboxMode
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
 from bench.cpu import children_cpu
@@ -79,6 +81,12 @@ def timed_decisions(log: list[tuple[float, float, str]]) -> Iterator[None]:
         setattr(RemotePlayer, "decide", original)  # noqa: B010
 
 
+def reaped_cpu() -> float:
+    """CPU seconds of every process this one has waited for (and of those they waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def quantile(values: Sequence[float], fraction: float) -> float:
     """The value below which `fraction` of `values` lie (nearest rank)."""
     ordered = sorted(values)
@@ -86,20 +94,60 @@ def quantile(values: Sequence[float], fraction: float) -> float:
     return ordered[index]
 
 
+PROCESSES = ("rotation", "game", "reuse")
+"""How bot processes are used: one per seat rotation (the default), a fresh one for every game
+(what the sealing section compares it with), or one for every game of the tournament
+(`--reuse-processes`, for trusted bots: the speed before sealing)."""
+
+
+@contextmanager
+def fresh_process_per_game() -> Iterator[None]:
+    """Give every game fresh bot processes, in this process only: each seat is asked for under a
+    key of its own (so no idle process fits and one is launched), and once the game is over its
+    stream is closed, so that the bot exits (an SDK bot does so at once) and is retired.
+
+    A measurement of the other way of keeping no memory across the games of a deal, which the
+    lobby does not offer: it keys processes by rotation instead, which costs far fewer starts."""
+    acquire, release = Lobby.acquire, Lobby.release
+    keys = itertools.count(10**6)
+
+    async def fresh(self: Lobby, name: str, rotation: int = 0, *more: Any) -> Instance | None:
+        return await acquire(self, name, next(keys), *more)
+
+    async def retire(self: Lobby, bot: Bot, instance: Instance) -> None:
+        await release(self, bot, instance)
+        if instance.connection is not None:
+            instance.connection.close("a fresh process for every game")
+
+    setattr(Lobby, "acquire", fresh)  # noqa: B010 (mypy forbids assigning a method)
+    setattr(Lobby, "release", retire)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(Lobby, "acquire", acquire)  # noqa: B010
+        setattr(Lobby, "release", release)  # noqa: B010
+
+
 async def tournament(
-    games: int, concurrency: int, max_rounds: int | None, timed: bool = True
+    games: int,
+    concurrency: int,
+    max_rounds: int | None,
+    timed: bool = True,
+    sandbox: SandboxMode = SandboxMode.AUTO,
+    processes: str = "rotation",
 ) -> dict[str, Any]:
     """Play `games` games at one 4-player table and return the figures; untimed, only those
-    whose keeping takes no memory per decision (for the memory figures)."""
+    whose keeping takes no memory per decision (for the memory figures). `sandbox` and
+    `processes` (one of PROCESSES) say how the bots run."""
     decisions: list[tuple[float, float, str]] = []
     finished = [0.0, 0.0]  # when the warm-up ended, when the last game did
     warm = max(1, min(concurrency, games - 1))
-    cpu: list[tuple[float, dict[int, float]]] = []  # (the arena's, each bot's) at warm and end
+    cpu: list[tuple[float, dict[int, float], float]] = []  # the arena's, each bot's, the reaped
 
     def progress(done: int, total: int) -> None:
         if done in (warm, total):
             finished[done == total] = time.perf_counter()
-            cpu.append((time.process_time(), children_cpu(os.getpid())))
+            cpu.append((time.process_time(), children_cpu(os.getpid()), reaped_cpu()))
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         config = TournamentConfig(
@@ -110,9 +158,15 @@ async def tournament(
             concurrency=concurrency,
             max_rounds=max_rounds,
             output=Path(scratch) / "out",
+            sandbox=sandbox,
+            reuse_processes=processes == "reuse",
         )
         started = time.perf_counter()
-        with timed_decisions(decisions) if timed else nullcontext():
+        with ExitStack() as stack:
+            if timed:
+                stack.enter_context(timed_decisions(decisions))
+            if processes == "game":
+                stack.enter_context(fresh_process_per_game())
             summary = await run_tournament(config, progress)
         ended = time.perf_counter()
     kinds: Counter[str] = Counter()
@@ -121,6 +175,9 @@ async def tournament(
     result: dict[str, Any] = {
         "games": summary.played,
         "concurrency": concurrency,
+        "sandbox": str(sandbox),
+        "sealed": bool(summary.run.get("sealed")),
+        "processes": processes,
         "max_rounds": max_rounds,
         "faults": sum(kinds.values()),
         "faults_by_kind": dict(kinds),
@@ -134,8 +191,12 @@ async def tournament(
     times = [taken for taken, _ in steady]
     rows = [taken for taken, kind in steady if kind == "row"]
     seconds = window_end - window_start
-    (arena_start, bots_start), (arena_end, bots_end) = cpu
+    (arena_start, bots_start, reaped_start), (arena_end, bots_end, reaped_end) = cpu
+    # The bots still running, plus those that ended meanwhile (reaped: in RUSAGE_CHILDREN,
+    # less what they had used by the start of the window).
     bots_cpu = sum(used - bots_start.get(pid, 0.0) for pid, used in bots_end.items())
+    bots_cpu += reaped_end - reaped_start
+    bots_cpu -= sum(used for pid, used in bots_start.items() if pid not in bots_end)
     result.update(
         {
             "decisions": len(decisions),
@@ -161,9 +222,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--max-rounds", type=int, default=None)
     parser.add_argument("--untimed", action="store_true", help="for the memory figures")
+    parser.add_argument("--sandbox", choices=[str(mode) for mode in SandboxMode], default="auto")
+    parser.add_argument("--processes", choices=PROCESSES, default="rotation")
     options = parser.parse_args(argv)
     result = asyncio.run(
-        tournament(options.games, options.concurrency, options.max_rounds, not options.untimed)
+        tournament(
+            options.games,
+            options.concurrency,
+            options.max_rounds,
+            not options.untimed,
+            SandboxMode(options.sandbox),
+            options.processes,
+        )
     )
     print(json.dumps(result))
 

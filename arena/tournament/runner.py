@@ -34,6 +34,7 @@ from arena.tournament.store import (
     LEFT_OUT,
     LOGS,
     PLANNED,
+    RUN,
     WORK,
     Entry,
     ResultStore,
@@ -78,6 +79,8 @@ class RunSummary:
     """Games dropped by `--replace`, to be played again."""
     workers: WorkersReport | None = None
     """On a cluster: the games each worker played, and the workers lost."""
+    run: dict[str, Any] = field(default_factory=dict)
+    """How the run played (the `RUN` note): its seed, and whether the bots ran sealed."""
 
 
 async def run_tournament(
@@ -114,6 +117,7 @@ async def run_tournament(
     say = announce or (lambda line: None)
     output = config.output
     output.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: results, logs, the seed
+    chosen = config.seed is not None
     config, seed_line = choose_seed(config, output / DATABASE)
     say(seed_line)
     try:
@@ -130,7 +134,8 @@ async def run_tournament(
         finished = store.finished_ids()
         planned = len(finished | {spec.game_id for spec in specs})
         left_out = [list(pair) for pair in config.left_out]
-        store.enter(entries.values(), {PLANNED: planned, LEFT_OUT: left_out})
+        run_note = {"seed": config.seed, "seed_chosen": chosen}
+        store.enter(entries.values(), {PLANNED: planned, LEFT_OUT: left_out, RUN: run_note})
         todo = [spec for spec in specs if spec.game_id not in finished]
         stored = store.count()
         played = 0
@@ -146,7 +151,11 @@ async def run_tournament(
         async def play() -> None:
             nonlocal played
             nonlocal report
-            async with _executor(config, say, announce, cluster, workers_up) as executor:
+
+            def sealed(sealing: Mapping[str, Any]) -> None:  # how this run's bots ran
+                store.enter((), {RUN: {**run_note, **sealing}})
+
+            async with _executor(config, say, announce, cluster, workers_up, sealed) as executor:
                 bots = executor.bots
                 out = _restore(store, bots)
                 try:
@@ -176,7 +185,15 @@ async def run_tournament(
         await live.settle()
         standings, problems = write_results(store, output, list(entries))
         return RunSummary(
-            standings, played, planned, store.count(), not completed, problems, replaced, report
+            standings,
+            played,
+            planned,
+            store.count(),
+            not completed,
+            problems,
+            replaced,
+            report,
+            store.notes().get(RUN, {}),
         )
 
 
@@ -314,9 +331,11 @@ async def _executor(
     announce: Announce | None,
     cluster: Cluster | None,
     workers_up: WorkersUp | None,
+    sealed: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> AsyncIterator[Executor]:
     """The one place that chooses where the games run: on a Dask cluster's workers (each with
-    an arena session of its own), or on this machine's one session."""
+    an arena session of its own), or on this machine's one session. `sealed` is told how this
+    machine's session runs its bots (`Sealing.to_dict`); a cluster's workers say it as a line."""
     if cluster is not None or config.distributed:
         from arena.tournament.cluster import open_cluster  # loads Dask: only for a cluster
 
@@ -335,6 +354,8 @@ async def _executor(
     ) as session:
         if not (session.sealing.sealed and session.sealing.cgroups):
             say(session.sealing.describe())
+        if sealed is not None:
+            sealed(session.sealing.to_dict())
         _hand_out_tokens(session, announce)
         yield LocalExecutor(session, config.concurrency)
 

@@ -98,6 +98,10 @@ PLANNED = "planned"
 """The note of how many games the latest run meant the tournament to have."""
 LEFT_OUT = "left_out"
 """The note of the submissions the latest run left out: [[folder, reason], ...]."""
+RUN = "run"
+"""The note of how the latest run played, for the organizer (standings.json shows it): its seed,
+whether the organizer chose it, and whether the bots ran sealed and in cgroups, and if not why
+(`{"seed": N, "seed_chosen": false, "sealed": true, "cgroups": true, "notes": []}`)."""
 
 
 @dataclass(frozen=True, slots=True)

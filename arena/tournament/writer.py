@@ -26,6 +26,7 @@ from arena.tournament.store import (
     LEFT_OUT,
     LOGS,
     REPLAYS,
+    RUN,
     STANDINGS_CSV,
     STANDINGS_JSON,
     ResultStore,
@@ -75,6 +76,9 @@ def write_standings(
     logs = {line.bot: log_tail(output / LOGS / f"{line.bot}.log") for line in standings.bots}
     problems = find_problems(standings, list(out.values()), left_out, logs)
     document = {**standings.to_dict(), "problems": problems.to_dict()}
+    run = store.notes().get(RUN)
+    if run is not None:  # the seed, and whether the bots ran sealed: for the organizer
+        document["run"] = run
     with _replacing(output / STANDINGS_JSON) as file:
         file.write(json.dumps(document, indent=2) + "\n")
     write_csv(output / STANDINGS_CSV, standings)
