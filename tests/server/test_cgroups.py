@@ -1,0 +1,151 @@
+"""Cgroups for bot processes: a bot enters its cgroup before it runs, its limits are set, and
+killing the cgroup takes everything it started, however it hid; only the arena's own cgroups
+are touched, and none is left. Both hierarchies: the machine's own (v1 on the machines of `make
+test`), and v2 where it is mounted beside them (systemd's hybrid mode: no controllers there, but
+cgroup.kill and cgroup.freeze, the v2 way of stopping a bot)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.server.cgroups import PREFIX, BotCgroup, CgroupLimits, RunCgroups
+from arena.server.process import Limits
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
+
+HIDER = """
+import os, sys, time
+for _ in range(3):  # children that leave the session and lose the environment
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)"], {})
+        os._exit(0)
+print("hidden", flush=True)
+time.sleep(600)
+"""
+
+
+def machine() -> RunCgroups:
+    made = RunCgroups.create()
+    if isinstance(made, str):
+        pytest.skip(f"no writable cgroups here: {made}")
+    return made
+
+
+def unified() -> RunCgroups:
+    mount = Path("/sys/fs/cgroup/unified")
+    if not (mount / "cgroup.controllers").exists():
+        pytest.skip("no v2 hierarchy beside v1 here (the machine's own is tested instead)")
+    try:
+        return RunCgroups.create_v2(mount)
+    except OSError as error:
+        pytest.skip(f"the v2 hierarchy is not writable here: {error}")
+
+
+async def hide_and_kill(cgroups: RunCgroups) -> tuple[int, set[int], set[int]]:
+    """Start a process in a new cgroup through the launch step, let it hide children, kill the
+    cgroup: how many members it had, and which are left."""
+    cgroup = cgroups.child(CgroupLimits(memory_bytes=256 << 20, pids=64))
+    process = await asyncio.create_subprocess_exec(
+        *Limits().wrap([sys.executable, "-c", HIDER], cgroup),
+        stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    assert await asyncio.wait_for(process.stdout.readline(), 60) == b"hidden\n"
+    await asyncio.sleep(0.2)  # the grandchildren have exec'd by now
+    members = cgroup.members()
+    await cgroup.kill()
+    left = cgroup.members()
+    await process.wait()
+    cgroup.remove()
+    await cgroups.close()
+    return process.pid, members, left
+
+
+@pytest.mark.parametrize("hierarchy", [machine, unified], ids=["machine", "v2-beside-v1"])
+def test_killing_a_cgroup_takes_everything_in_it(hierarchy: object) -> None:
+    cgroups = hierarchy()  # type: ignore[operator]
+    pid, members, left = asyncio.run(hide_and_kill(cgroups))
+    assert pid in members and len(members) >= 4  # it and the three it hid
+    assert left == set()
+    assert all(not parent.exists() for parent in cgroups.parents)
+
+
+def test_a_bot_s_cgroup_holds_its_limits() -> None:
+    cgroups = machine()
+
+    async def scenario() -> dict[str, str]:
+        cgroup = cgroups.child(CgroupLimits(memory_bytes=64 << 20, pids=32))
+        try:
+            found = {}
+            for directory in cgroup.directories:
+                for name in ("memory.limit_in_bytes", "memory.max", "pids.max"):
+                    if (directory / name).exists():
+                        found[name] = (directory / name).read_text().strip()
+            return found
+        finally:
+            cgroup.remove()
+            await cgroups.close()
+
+    limits = asyncio.run(scenario())
+    memory = limits.get("memory.limit_in_bytes", limits.get("memory.max"))
+    assert memory == str(64 << 20) and limits["pids.max"] == "32"
+
+
+def test_a_fork_bomb_stops_at_its_pids_limit() -> None:
+    cgroups = machine()
+    bomb = "import os\nwhile True:\n    try: os.fork()\n    except OSError: pass\n"
+
+    async def scenario() -> tuple[int, set[int]]:
+        cgroup = cgroups.child(CgroupLimits(pids=16))
+        process = await asyncio.create_subprocess_exec(
+            *Limits().wrap([sys.executable, "-c", bomb], cgroup), start_new_session=True
+        )
+        await asyncio.sleep(1.0)
+        most = len(cgroup.members())
+        await cgroup.kill()
+        left = cgroup.members()
+        await process.wait()
+        cgroup.remove()
+        await cgroups.close()
+        return most, left
+
+    most, left = asyncio.run(scenario())
+    assert 1 <= most <= 16 and left == set()
+
+
+def test_a_cgroup_left_by_an_arena_that_died_is_removed_by_the_next_one() -> None:
+    code = "import os; print(os.getpid())"
+    pid = int(subprocess.run([sys.executable, "-c", code], capture_output=True).stdout)
+    first = machine()
+    stale = [parent.with_name(f"{PREFIX}{pid}-deadbeef") for parent in first.parents]
+    for folder in stale:
+        folder.mkdir()
+        (folder / "bot-1").mkdir()
+    asyncio.run(first.close())
+    second = machine()
+    try:
+        assert not any(folder.exists() for folder in stale)
+    finally:
+        asyncio.run(second.close())
+    assert not any(parent.exists() for parent in second.parents)
+
+
+def test_an_empty_cgroup_is_killed_at_once() -> None:
+    cgroups = machine()
+
+    async def scenario() -> None:
+        cgroup: BotCgroup = cgroups.child(CgroupLimits())
+        await asyncio.wait_for(cgroup.kill(), 1.0)
+        cgroup.remove()
+        cgroup.remove()  # idempotent
+        await cgroups.close()
+
+    asyncio.run(scenario())

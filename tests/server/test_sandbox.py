@@ -1,0 +1,166 @@
+"""The sandbox: what of the machine a sealed bot's command exposes, how the bwrap command is
+built, and what a sealed process really sees (its uid, its /proc, its folders, no network)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.server.process import BotProcess, Limits
+from arena.server.sandbox import (
+    HOME,
+    SCRATCH_BYTES,
+    SOCKET,
+    Sandbox,
+    SandboxMode,
+    Seal,
+    allocate_uids,
+    exposures,
+    find_sandbox,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_command_exposes_the_folders_of_the_files_it_names(tmp_path: Path) -> None:
+    bot = tmp_path / "bot" / "main.py"
+    bot.parent.mkdir()
+    bot.write_text("")
+    data = tmp_path / "weights"
+    data.mkdir()
+    found = exposures(["python3", str(bot), str(data), "--level=3", "relative.py"], [])
+    assert found == (bot.parent, data)
+
+
+def test_a_folder_that_holds_the_arena_s_output_is_never_exposed_nor_is_the_root(
+    tmp_path: Path,
+) -> None:
+    bot = tmp_path / "bot.py"
+    bot.write_text("")
+    logs = tmp_path / "out" / "logs"
+    assert exposures([str(bot)], [logs]) == (bot,)  # the file alone
+    assert exposures(["/"], []) == ()
+
+
+def test_a_symlinked_program_exposes_its_real_folder_too(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "bot"
+    real.parent.mkdir()
+    real.write_text("")
+    link = tmp_path / "links" / "bot"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert set(exposures([str(link)], [])) == {link.parent, real.parent}
+
+
+def test_uids_skip_the_machine_s_accounts() -> None:
+    assert 0 not in allocate_uids(3, first=0)  # root is an account everywhere
+    assert len(set(allocate_uids(5))) == 5
+
+
+SANDBOX = Sandbox(
+    "/usr/bin/bwrap", "/usr/bin/setpriv", (Path("/usr"),), (("lib", Path("usr/lib")),)
+)
+
+
+def test_the_scratch_folders_are_mounted_before_what_is_bound_into_them() -> None:
+    argv = SANDBOX.wrap(["python3", "/tmp/bots/a.py"], Seal(61000, (Path("/tmp/bots"),)))
+    tmpfs = argv.index("/tmp", argv.index("--tmpfs") - 1)
+    bind = argv.index("/tmp/bots")
+    assert tmpfs < bind
+    assert argv[argv.index("--chdir") + 1] == str(HOME)
+    assert argv[-2:] == ["python3", "/tmp/bots/a.py"]
+
+
+def test_as_root_the_bot_drops_to_its_own_uid_with_nothing_else() -> None:
+    argv = SANDBOX.wrap(["bot"], Seal(61007, socket=Path("/x/b.sock")))
+    step = argv[argv.index("/usr/bin/setpriv") :]
+    assert step[:8] == [
+        "/usr/bin/setpriv",
+        "--reuid=61007",
+        "--regid=61007",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+    assert ["--ro-bind", "/x/b.sock", str(SOCKET)] == argv[
+        argv.index("/x/b.sock") - 1 : argv.index("/x/b.sock") + 2
+    ]
+    for namespace in ("pid", "net", "ipc", "uts"):
+        assert f"--unshare-{namespace}" in argv
+
+
+def test_without_root_a_user_namespace_maps_the_bot_s_uid() -> None:
+    unprivileged = Sandbox("/usr/bin/bwrap", None, (Path("/usr"),), ())
+    argv = unprivileged.wrap(["bot"], Seal(61003))
+    assert argv[argv.index("--uid") + 1] == "61003" and "--unshare-user" in argv
+    assert "setpriv" not in " ".join(argv)
+
+
+FACTS = """
+import json, os, socket
+facts = {"uid": os.getuid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+         "cwd": os.getcwd(), "home": os.environ.get("HOME")}
+for name, path in (("usr", "/usr/x"), ("in_home", os.path.expanduser("~/x")), ("own", __OWN__)):
+    try:
+        open(path, "w").write("x")
+        facts[name] = "written"
+    except OSError as error:
+        facts[name] = error.strerror
+facts["hidden"] = os.path.exists(__HIDDEN__)
+try:
+    socket.create_connection(("127.0.0.1", 22), 1)
+    facts["net"] = "connected"
+except OSError as error:
+    facts["net"] = error.strerror
+statvfs = os.statvfs(os.path.expanduser("~"))
+facts["home_bytes"] = statvfs.f_blocks * statvfs.f_frsize
+print(json.dumps(facts))
+"""
+
+
+@pytest.mark.integration
+def test_a_sealed_process_sees_only_what_its_seal_allows(tmp_path: Path) -> None:
+    found = asyncio.run(find_sandbox(SandboxMode.AUTO))
+    if isinstance(found, str):
+        pytest.skip(f"this machine cannot seal: {found}")
+    own = tmp_path / "own"
+    own.mkdir()
+    hidden = tmp_path / "hidden.txt"
+    hidden.write_text("secret")
+    script = FACTS.replace("__OWN__", repr(str(own / "x"))).replace("__HIDDEN__", repr(str(hidden)))
+
+    async def scenario() -> dict[str, object]:
+        log = tmp_path / "bot.log"
+        process = await BotProcess.start(
+            [sys.executable, "-c", script],
+            {"PATH": os.environ["PATH"]},
+            tmp_path,
+            log,
+            1 << 20,
+            Limits(),
+            sandbox=found,
+            seal=Seal(61000, readable=(own,)),
+        )
+        try:
+            await asyncio.wait_for(process.wait(), 60)
+        finally:
+            await process.stop()
+        facts: dict[str, object] = json.loads(log.read_text().splitlines()[-1])
+        return facts
+
+    facts = asyncio.run(scenario())
+    assert facts["uid"] == 61000
+    assert len(facts["pids"]) <= 3  # type: ignore[arg-type]  # the sandbox's init and itself
+    assert facts["cwd"] == facts["home"] == str(HOME)
+    assert facts["in_home"] == "written"  # its own, in memory
+    assert facts["usr"] != "written" and facts["own"] != "written"  # read-only
+    assert facts["hidden"] is False
+    assert facts["net"] != "connected"
+    assert facts["home_bytes"] == SCRATCH_BYTES
