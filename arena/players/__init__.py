@@ -1,7 +1,7 @@
 """Who decides: the `Player` interface the driver asks, the built-in strategies, the referee that
 decides what a fault costs, and the drivers."""
 
-from arena.players.base import Fault, FaultKind, Player, PlayerFault
+from arena.players.base import DecisionTime, Fault, FaultKind, Player, PlayerFault
 from arena.players.driver import GameResult, play_game, play_local
 from arena.players.referee import Referee, Seat
 from arena.players.strategies import (
@@ -23,6 +23,7 @@ __all__ = [
     "BUILTIN",
     "FALLBACK",
     "Chooser",
+    "DecisionTime",
     "Fault",
     "FaultKind",
     "GameResult",

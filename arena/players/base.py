@@ -58,6 +58,27 @@ class Fault:
     """What happened, for the bot's author."""
 
 
+@dataclass(frozen=True, slots=True)
+class DecisionTime:
+    """How long one seat took over one decision, as the arena measured it."""
+
+    seat: int
+    """The deciding seat."""
+    decision: Decision
+    """What it decided."""
+    round: int
+    """The round, counting from 0."""
+    turn: int
+    """The turn, counting from 0 (0 in the draft)."""
+    seconds: float
+    """From when the request was written to the bot's stream to when its answer was read, less
+    the arena's own stalls: what the deadline judged (its whole allowance when it timed out)."""
+    cpu: float | None
+    """Seconds of CPU the bot's processes used meanwhile; None where that is not measured."""
+    bank: float = 0.0
+    """Seconds of the game's time bank the decision drew on."""
+
+
 class Player(ABC):
     """One seat's decision maker. The events are optional notifications and must not block."""
 

@@ -16,7 +16,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.players.base import Fault, Player, PlayerFault
+from arena.players.base import DecisionTime, Fault, Player, PlayerFault
 from arena.players.referee import Referee, Seat
 from arena.players.strategies import Strategy, method_for
 from arena.rules import Decision, Game, GameRecord, Phase, Settings
@@ -30,6 +30,9 @@ class GameResult:
     """The full record of the game, as played (fallback decisions included)."""
     faults: tuple[Fault, ...]
     """Every fault, in the order they happened."""
+    times: tuple[DecisionTime, ...] = ()
+    """How long each seat took over each decision it was asked, in the order they ended, for
+    players that measure it (remote bots); empty otherwise."""
 
 
 async def play_game(
@@ -39,19 +42,26 @@ async def play_game(
     rotation: int = 0,
     referees: Sequence[Referee] | None = None,
     names: Sequence[str] = (),
+    *,
+    one_at_a_time: bool = False,
 ) -> GameResult:
     """Play one game to its end; `rng` deals, and nothing a player does can stop the game.
 
     `referees` (by seat) carry each bot's faults across games; by default every seat has its own,
     which never disqualifies. `names` (by seat) are shown in every view (see `Game`).
+
+    Seats that decide together (every card of a turn) are asked at once, so that remote bots
+    think side by side; `one_at_a_time` asks them one after another, in seat order, each once
+    the one before has answered (fair CPU: a bot alone on its core while it decides). Either
+    way no answer is seen before all are in, so the game is the same.
     """
     game = _Game(settings, len(players), rng, rotation, players, names)
     seats = game.seats(players, referees)
     while (decision := game.decision()) is not None:
         deciders = game.engine.deciders
-        if len(deciders) == 1:
-            seat = deciders[0]
-            answers = [await seats[seat].decide(decision, game.engine.view(seat))]
+        if len(deciders) == 1 or one_at_a_time:
+            view = game.engine.view
+            answers = [await seats[seat].decide(decision, view(seat)) for seat in deciders]
         else:  # every seat at once: a remote bot's thinking overlaps the others'
             asks = [seats[seat].decide(decision, game.engine.view(seat)) for seat in deciders]
             answers = await asyncio.gather(*asks)

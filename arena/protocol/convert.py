@@ -174,15 +174,23 @@ def view_from_proto(msg: pb.View) -> View:
 
 
 def request_message(
-    request_id: int, game_id: str, decision: Decision, deadline_ms: int, view: View
+    request_id: int,
+    game_id: str,
+    decision: Decision,
+    deadline_ms: int,
+    view: View,
+    bank_ms: int = 0,
 ) -> pb.ArenaMessage:
-    """The ArenaMessage asking one seat for a decision, built in place (no sub-message copies)."""
+    """The ArenaMessage asking one seat for a decision, built in place (no sub-message copies);
+    `bank_ms` is what is left of the seat's time bank (0: none)."""
     msg = pb.ArenaMessage()
     request = msg.request
     request.request_id = request_id
     request.game_id = game_id
     request.decision = DECISIONS[decision]
     request.deadline_ms = deadline_ms
+    if bank_ms:
+        request.bank_ms = bank_ms
     _fill_view(request.view, view)
     return msg
 

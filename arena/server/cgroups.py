@@ -22,6 +22,12 @@ Both kinds of machine are supported:
 
 Where no hierarchy is writable (not root, a read-only /sys), `create` returns None with the
 reason, and bots are limited by their rlimits alone and stopped by process group.
+
+For fair CPU (`arena.server.fairness`) a bot's cgroup can also be pinned to cores (`pin`: v1's
+`cpuset` hierarchy, v2's `cpuset.cpus`), frozen while it is not deciding and thawed for a
+decision (`freeze`, `thaw`: v1's freezer, v2's `cgroup.freeze`), and asked how much CPU it has
+used (`cpu_time`: v1's `cpuacct.usage`, v2's `cpu.stat`). `RunCgroups.pinned`, `.freezable`
+and `.metered` say which of these work here.
 """
 
 from __future__ import annotations
@@ -41,6 +47,12 @@ V1_CONTROLLERS = ("memory", "pids", "cpu", "freezer")
 """The v1 controllers a bot's cgroup joins: its limits, and the freezer that stops it whole."""
 V2_CONTROLLERS = ("memory", "pids", "cpu")
 """The v2 controllers enabled for the bots' cgroups (freezing and killing are built in)."""
+V1_FAIR = ("cpuset", "cpuacct")
+"""The v1 hierarchies a bot's cgroup also joins where they are mounted, for fair CPU: the cores
+it may run on, and the CPU time it used. Neither limits it until `BotCgroup.pin`."""
+V2_FAIR = ("cpuset",)
+"""The v2 controller enabled, where the kernel allows, for pinning (CPU time is in `cpu.stat`
+of every v2 cgroup)."""
 EQUAL_WEIGHT = 100
 """Every bot's CPU weight (v2 `cpu.weight`; v1 `cpu.shares` is ten times it): equal for all, so
 under contention every bot process gets the same share of the cores, whatever its niceness."""
@@ -50,6 +62,10 @@ _SETTLE = 0.01
 """Seconds between looks at a cgroup that is freezing or emptying."""
 _PATIENCE = 5.0
 """Seconds a cgroup may take to freeze or to empty once killed."""
+FREEZE_PATIENCE = 1.0
+"""Seconds `BotCgroup.freeze` waits for every member to be frozen: a member that is running
+freezes as soon as the kernel next schedules it, within milliseconds even when it has many busy
+processes on one core."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +92,8 @@ class BotCgroup:
     code of the bot's (`arena.server.rlimit` does it)."""
     version: int
     removed: bool = False
+    _found: dict[str, Path | None] = field(default_factory=dict, repr=False, compare=False)
+    """The file of each name looked up by `_cached` (one lookup, then every decision)."""
 
     def members(self) -> set[int]:
         """The pids in the cgroup now (the host's pids, whatever namespace they run in)."""
@@ -134,6 +152,86 @@ class BotCgroup:
                 return directory / name
         return None
 
+    def _cached(self, name: str) -> Path | None:
+        if name not in self._found:
+            self._found[name] = self._file(name)
+        return self._found[name]
+
+    # -- fair CPU ---------------------------------------------------------------------------
+
+    def pin(self, cpus: str) -> bool:
+        """Let everything in the cgroup run on `cpus` only (a cpuset list: "1", "0-3"), from
+        now on and whatever it starts later; False where the cgroup has no cpuset."""
+        path = self._cached("cpuset.cpus")
+        if path is None:
+            return False
+        _write(path, cpus)
+        return True
+
+    def thaw(self) -> bool:
+        """Let the cgroup run again (at once: thawing does not wait); False without a freezer."""
+        v2, v1 = self._cached("cgroup.freeze"), self._cached("freezer.state")
+        if v2 is not None:
+            _write(v2, "0")
+        elif v1 is not None:
+            _write(v1, "THAWED")
+        else:
+            return False
+        return True
+
+    async def freeze(self, patience: float = FREEZE_PATIENCE) -> bool:
+        """Stop everything in the cgroup, and wait until it is stopped (each member freezes
+        when next scheduled: a busy one within a few milliseconds); True once it is, False
+        without a freezer or if it is not frozen after `patience` seconds.
+
+        The first looks come at once, yielding to the event loop between them: an idle bot is
+        frozen by the time the write returns."""
+        v2, v1 = self._cached("cgroup.freeze"), self._cached("freezer.state")
+        if v2 is not None:
+            _write(v2, "1")
+            events = v2.with_name("cgroup.events")
+
+            def frozen() -> bool:
+                return "frozen 1" in _read(events).splitlines()
+
+        elif v1 is not None:
+            _write(v1, "FROZEN")
+            state = v1
+
+            def frozen() -> bool:
+                return _read(state).strip() == "FROZEN"
+
+        else:
+            return False
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + patience
+        pause = 0.0
+        while True:
+            with contextlib.suppress(OSError):
+                if frozen():
+                    return True
+            if loop.time() >= give_up:
+                return False
+            await asyncio.sleep(pause)
+            pause = min(_SETTLE, pause * 2 or 0.0002)
+
+    def cpu_time(self) -> float | None:
+        """Seconds of CPU everything in the cgroup has used since it was made (its members'
+        children included); None where that is not accounted."""
+        v1 = self._cached("cpuacct.usage")
+        try:
+            if v1 is not None:
+                return int(_read(v1)) / 1e9
+            v2 = self._cached("cpu.stat") if self.version == 2 else None
+            if v2 is not None:
+                for line in _read(v2).splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+        except (OSError, ValueError):
+            return None
+        return None
+
     async def _freeze(self, freeze: bool) -> bool:
         """Freeze or thaw the cgroup; True once it is in that state, False without a freezer."""
         v2 = self._file("cgroup.freeze")
@@ -172,6 +270,12 @@ class RunCgroups:
     """The controllers that limit the bots: every one on v1 and on most v2 machines."""
     note: str = ""
     """What the bots' cgroups cannot do here, for the organizer (empty when they do it all)."""
+    pinned: bool = False
+    """Bots' cgroups can be pinned to cores (`BotCgroup.pin`)."""
+    freezable: bool = False
+    """Bots' cgroups can be frozen and thawed (`BotCgroup.freeze`, `BotCgroup.thaw`)."""
+    metered: bool = False
+    """Bots' cgroups account their CPU time (`BotCgroup.cpu_time`)."""
     _children: list[BotCgroup] = field(default_factory=list)
     _count: int = 0
 
@@ -211,7 +315,13 @@ class RunCgroups:
             elif len(wanted) < len(V2_CONTROLLERS):
                 missing = ", ".join(c for c in V2_CONTROLLERS if c not in wanted)
                 note = f"no {missing} controller in {mount}: bots are not limited by it"
-            return cls(2, (parent,), tuple(wanted) if enabled else (), note)
+            fair = [c for c in V2_FAIR if c in available]
+            pinned = bool(fair) and _enable(base, fair) and _enable(parent, fair)
+            run = cls(2, (parent,), tuple(wanted) if enabled else (), note)
+            run.pinned = pinned
+            run.freezable = (parent / "cgroup.freeze").exists()
+            run.metered = (parent / "cpu.stat").exists()
+            return run
         except BaseException:
             with contextlib.suppress(OSError):
                 parent.rmdir()
@@ -225,7 +335,7 @@ class RunCgroups:
         parents: list[Path] = []
         used: set[Path] = set()
         try:
-            for controller in V1_CONTROLLERS:
+            for controller in (*V1_CONTROLLERS, *V1_FAIR):
                 mount = mounts.get(controller)
                 if mount is None or mount in used:
                     continue  # absent, or co-mounted with one already joined
@@ -235,6 +345,7 @@ class RunCgroups:
                 parent = base / name
                 parent.mkdir()
                 parents.append(parent)
+                _inherit_cpuset(parent)
         except BaseException:
             for parent in parents:
                 with contextlib.suppress(OSError):
@@ -247,7 +358,11 @@ class RunCgroups:
         note = f"no {', '.join(missing)} cgroup controller: bots are not limited by it" * bool(
             missing
         )
-        return cls(1, tuple(parents), limited, note)
+        run = cls(1, tuple(parents), limited, note)
+        run.pinned = any((p / "cpuset.cpus").exists() for p in parents)
+        run.freezable = any((p / "freezer.state").exists() for p in parents)
+        run.metered = any((p / "cpuacct.usage").exists() for p in parents)
+        return run
 
     def child(self, limits: CgroupLimits) -> BotCgroup:
         """A new, empty cgroup for one bot process, with its limits set; OSError if the
@@ -260,6 +375,7 @@ class RunCgroups:
                 (parent / name).mkdir()
                 made.append(parent / name)
             for directory in made:
+                _inherit_cpuset(directory)
                 _limit(directory, limits, self.version)
         except BaseException:
             for directory in made:
@@ -283,6 +399,17 @@ class RunCgroups:
                     child.rmdir()
             with contextlib.suppress(FileNotFoundError):
                 parent.rmdir()
+
+    def cores(self) -> tuple[int, ...]:
+        """The cores the bots may be pinned to: those of the run's cpuset that this process may
+        run on too (a container's, a `taskset`'s)."""
+        allowed = set(os.sched_getaffinity(0))
+        for parent in self.parents:
+            for name in ("cpuset.effective_cpus", "cpuset.cpus.effective"):
+                with contextlib.suppress(OSError, ValueError):
+                    allowed &= parse_cpus(_read(parent / name))
+                    break
+        return tuple(sorted(allowed))
 
     def forget(self, cgroup: BotCgroup) -> None:
         """A bot process's cgroup was removed: the parent no longer needs to clean it up."""
@@ -324,6 +451,36 @@ def _enable(directory: Path, controllers: list[str]) -> bool:
     return True
 
 
+def _inherit_cpuset(directory: Path) -> None:
+    """A new v1 cpuset cgroup has no cores and no memory nodes, and takes no process until it
+    has both: give it its parent's. (Nothing to do elsewhere: v2 inherits them.)"""
+    if not (directory / "cpuset.mems").exists() or (directory / "cpuset.cpus.effective").exists():
+        return
+    for name in ("cpuset.cpus", "cpuset.mems"):
+        if not _read(directory / name).strip():
+            _write(directory / name, _read(directory.parent / name).strip())
+
+
+def parse_cpus(text: str) -> set[int]:
+    """The cores of a cpuset list such as "0-3,8,10-11"."""
+    cores: set[int] = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        cores.update(range(int(first), int(last or first) + 1))
+    return cores
+
+
+def _read(path: Path) -> str:
+    """A cgroup file's text, in one read."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(descriptor, 4096).decode()
+    finally:
+        os.close(descriptor)
+
+
 def _write(path: Path, value: str) -> None:
     """Write a cgroup file in one write() call, as the kernel expects."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
@@ -363,7 +520,7 @@ def _v1_mounts(root: Path) -> dict[str, Path]:
             if fstype != "cgroup" or not point.is_relative_to(root):
                 continue
             for option in options.split(","):
-                if option in V1_CONTROLLERS:
+                if option in V1_CONTROLLERS or option in V1_FAIR:
                     found.setdefault(option, point)
     return found
 

@@ -4,6 +4,11 @@ Request ids are unique for the life of the connection, so a late answer can only
 that is already closed: it is noted and discarded, never applied to a later request. An answer
 under an id that is neither open nor late (never sent, or already answered) is a stray: most likely
 the bot got the request id wrong, so a request left unanswered meanwhile is malformed, not late.
+
+A request's time runs from when it was written to the bot's stream (`delivered`) to when its
+answer was read (`receive`), less the time the arena's own event loop was stalled meanwhile
+(`fairness.LagMeter`): a late answer that the arena itself was too busy to read is never a
+timeout. When the deadline passes, answers that have already arrived are read first.
 """
 
 from __future__ import annotations
@@ -14,11 +19,28 @@ from dataclasses import dataclass, field
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import ProtocolError, answer_from_proto, pb, request_message
 from arena.rules import Decision, View
+from arena.server.fairness import LagMeter
 
 STRAY_LIMIT = 50
 """Stray answers kept for fault messages; the rest are only counted."""
 LATE_LIMIT = 1000
 """Timed-out request ids remembered, so that their late answers are not taken for strays."""
+SETTLE_TURNS = 3
+"""Turns of the event loop given, once a deadline has passed, to answers that have arrived but
+are not read yet, before the request times out."""
+SETTLE = 0.001
+"""Then seconds given to gRPC's own threads to hand over what they have read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Took:
+    """How long a bot took to answer one request, as its deadline judged it."""
+
+    seconds: float
+    """From when the request was written to the stream to when its answer was read, less the
+    arena's own stalls meanwhile."""
+    overage: float
+    """Seconds past the deadline, drawn on the time bank (0 for an answer within it)."""
 
 
 @dataclass
@@ -27,6 +49,14 @@ class _Open:
     deadline: float
     answer: asyncio.Future[pb.Answer]
     strays: list[str] = field(default_factory=list)
+    bank: float = 0.0
+    """Seconds of time bank the request may draw on past its deadline."""
+    queued: float = 0.0
+    """When it was put in the outbox (the loop's clock)."""
+    sent: float | None = None
+    """When it was written to the stream; None until then."""
+    read: float | None = None
+    """When its answer was read; None until then."""
 
 
 class Connection:
@@ -55,8 +85,11 @@ class Connection:
         `answer`)."""
         return await self.answer(self.request(game_id, decision, view, deadline))
 
-    def request(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
-        """Send one request, answerable within `deadline` seconds from now; its request id.
+    def request(
+        self, game_id: str, decision: Decision, view: View, deadline: float, bank: float = 0.0
+    ) -> int:
+        """Send one request, answerable within `deadline` seconds (and `bank` seconds more of
+        time bank) of being written to the stream; its request id.
 
         Raises PlayerFault (CRASHED) when the stream has ended.
         """
@@ -66,31 +99,70 @@ class Connection:
             raise PlayerFault(FaultKind.MALFORMED, self._violations.pop(0))
         self._last_id = request_id = self._last_id + 1
         loop = asyncio.get_running_loop()
-        self._open[request_id] = _Open(decision, deadline, loop.create_future())
-        self.outbox.put_nowait(
-            request_message(request_id, game_id, decision, round(deadline * 1000), view)
+        waiting = _Open(decision, deadline, loop.create_future(), bank=max(0.0, bank))
+        waiting.queued = loop.time()
+        self._open[request_id] = waiting
+        message = request_message(
+            request_id, game_id, decision, round(deadline * 1000), view, round(waiting.bank * 1000)
         )
+        self.outbox.put_nowait(message)
         return request_id
 
+    def delivered(self, message: pb.ArenaMessage) -> None:
+        """`message` from the outbox was written to the stream: a request's time starts now."""
+        if message.WhichOneof("kind") == "request":
+            waiting = self._open.get(message.request.request_id)
+            if waiting is not None and waiting.sent is None:
+                waiting.sent = asyncio.get_running_loop().time()
+
     async def answer(self, request_id: int) -> int:
-        """The card or row that answers a request sent with `request`, once it comes.
+        """The card or row that answers a request sent with `request`, once it comes (see
+        `answer_timed`)."""
+        value, _ = await self.answer_timed(request_id)
+        return value
+
+    async def answer_timed(self, request_id: int) -> tuple[int, Took]:
+        """The card or row that answers a request sent with `request`, and how long it took.
+
+        Its deadline (and bank) counts from when the request was written to the stream (from
+        when it was queued, until then), and is put off by every stall of the arena's event loop
+        meanwhile; once it passes, answers that have arrived are read before it times out.
 
         Raises PlayerFault: TIMEOUT when the deadline passes first (MALFORMED if stray answers
         came meanwhile), CRASHED when the stream ends first, MALFORMED for an answer of the wrong
         kind.
         """
         waiting = self._open[request_id]
+        loop = asyncio.get_running_loop()
+        meter = LagMeter.of(loop)
+        meter.hold()
+        limit = waiting.deadline + waiting.bank
         try:
-            answer = await asyncio.wait_for(waiting.answer, waiting.deadline)
-        except TimeoutError:
-            self._expect_late(request_id)
-            # An answer under another id while this one waited is most likely a wrong request id.
-            kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
-            raise PlayerFault(kind, _late(request_id, waiting)) from None
+            while not waiting.answer.done():
+                start = waiting.sent if waiting.sent is not None else waiting.queued
+                now = loop.time()
+                due = start + limit + meter.stalled(start, now)
+                if now < due:
+                    await asyncio.wait((waiting.answer,), timeout=due - now)
+                    woke = loop.time()
+                    meter.note(max(due, now), woke)  # a timer that woke late: a stall
+                    continue
+                if await _settle(waiting.answer):  # arrived, but not read yet: it counts
+                    break
+                self._expect_late(request_id)
+                # An answer under another id while it waited is most likely a wrong request id.
+                kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
+                raise PlayerFault(kind, _late(request_id, waiting))
+            answer = waiting.answer.result()  # raises the CRASHED fault of a closed stream
         finally:
             del self._open[request_id]
+            meter.release()
+        start = waiting.sent if waiting.sent is not None else waiting.queued
+        read = waiting.read if waiting.read is not None else loop.time()
+        seconds = max(0.0, read - start - meter.stalled(start, read))
+        took = Took(seconds, min(waiting.bank, max(0.0, seconds - waiting.deadline)))
         try:
-            return answer_from_proto(answer, waiting.decision)
+            return answer_from_proto(answer, waiting.decision), took
         except ProtocolError as error:
             raise PlayerFault(FaultKind.MALFORMED, f"request {request_id}: {error}") from None
 
@@ -106,6 +178,7 @@ class Connection:
         """An answer arrived: resolve its request, or note it as stray."""
         waiting = self._open.get(answer.request_id)
         if waiting is not None and not waiting.answer.done():
+            waiting.read = asyncio.get_running_loop().time()
             waiting.answer.set_result(answer)
             return
         self.strays += 1
@@ -146,10 +219,22 @@ class Connection:
         self.outbox.put_nowait(None)
 
 
+async def _settle(answer: asyncio.Future[pb.Answer]) -> bool:
+    """Give an answer that has arrived the chance to be read: a few turns of the event loop,
+    then a moment for gRPC's threads; True if it was."""
+    for _ in range(SETTLE_TURNS):
+        await asyncio.sleep(0)
+        if answer.done():
+            return True
+    await asyncio.wait((answer,), timeout=SETTLE)
+    return answer.done()
+
+
 def _late(request_id: int, waiting: _Open) -> str:
-    message = (
-        f"no answer to request {request_id} ({waiting.decision}) within {waiting.deadline:g} s"
-    )
+    within = f"{waiting.deadline:g} s"
+    if waiting.bank:
+        within += f" and {waiting.bank:.3g} s of time bank"
+    message = f"no answer to request {request_id} ({waiting.decision}) within {within}"
     if waiting.strays:
         message += "; meanwhile it sent " + ", ".join(waiting.strays[:3])
     return message

@@ -28,6 +28,7 @@ from arena.protocol import pb
 from arena.server.botlog import BotLog, Where
 from arena.server.cgroups import RunCgroups
 from arena.server.connection import Connection
+from arena.server.fairness import CpuMode
 from arena.server.process import BotProcess, Limits, bot_environment, write_note
 from arena.server.sandbox import SOCKET, Sandbox, SandboxMode, Seal, allocate_uids, exposures
 from arena.server.service import Refused
@@ -75,6 +76,10 @@ class BotOptions:
     reuse_processes: bool = False
     """Let one process play games of every seat rotation, for trusted bots: fewer start-ups,
     but a process may then remember a deal's hands from one rotation to the next."""
+    time_bank: float = 0.0
+    """Seconds each bot has per game beyond its deadlines (Kaggle's overage time); 0 for none."""
+    cpu: CpuMode = CpuMode.AUTO
+    """How the bots share the CPU (see `fairness.py`)."""
 
 
 @dataclass(eq=False)
@@ -241,9 +246,11 @@ class Lobby:
         self._tokens.append((instance.token, bot, instance))
         return instance.token
 
-    async def acquire(self, name: str, rotation: int = 0) -> Instance | None:
+    async def acquire(
+        self, name: str, rotation: int = 0, cpus: str | None = None
+    ) -> Instance | None:
         """An instance of the bot to play one game of seat rotation `rotation`, launched if
-        needed; None if it cannot play.
+        needed (pinned to the cores `cpus`, when given: fair CPU); None if it cannot play.
 
         None means the bot is disqualified, or it could not be started or did not connect in
         time; the caller seats the fallback and records why.
@@ -267,7 +274,7 @@ class Lobby:
         await self._retire_dead(bot)
         if bot.referee.disqualified:  # it crashed, and restarts are off
             return None
-        launched = await self._launch(bot, key)
+        launched = await self._launch(bot, key, cpus)
         if launched is not None:
             launched.busy = True
         return launched
@@ -316,7 +323,9 @@ class Lobby:
             readable = exposures(bot.spec.argv, self.hidden())
         return Seal(bot.uid, readable, socket=bot.socket, cwd=bot.spec.cwd)
 
-    async def _launch(self, bot: Bot, rotation: int | None) -> Instance | None:
+    async def _launch(
+        self, bot: Bot, rotation: int | None, cpus: str | None = None
+    ) -> Instance | None:
         assert bot.spec.argv is not None
         instance = Instance(secrets.token_urlsafe(24), rotation)
         self._tokens.append((instance.token, bot, instance))
@@ -340,6 +349,7 @@ class Lobby:
                 seal=self.seal(bot) if sealed else None,
                 cgroups=self.cgroups,
                 on_output=bot.lines.feeder(instance),
+                cpus=cpus,
             )
         except OSError as error:
             bot.unreachable(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")

@@ -170,17 +170,22 @@ class BotProcess:
         seal: Seal | None = None,
         cgroups: RunCgroups | None = None,
         on_output: Callable[[bytes], None] | None = None,
+        cpus: str | None = None,
     ) -> BotProcess:
         """Launch `argv` in a new session (its own process group), output into `log_path`
         (and to `on_output`, piece by piece as the log keeps it).
 
         With a `sandbox`, the program runs sealed as `seal` says (`cwd` is then ignored: the
         seal names its folder). With `cgroups`, it runs in a new cgroup of its own, entered
-        before its first instruction. Raises OSError when the command cannot be started (not
-        found, not executable, no cgroup to be had).
+        before its first instruction, and pinned to the cores `cpus` (a cpuset list) if given.
+        Raises OSError when the command cannot be started (not found, not executable, no cgroup
+        to be had).
         """
         _adopt_orphans()
         cgroup = cgroups.child(limits.cgroup_limits()) if cgroups is not None else None
+        if cgroup is not None and cpus is not None:
+            with contextlib.suppress(OSError):  # unpinned, it only loses its fairness
+                cgroup.pin(cpus)
         command = list(argv)
         if sandbox is not None:
             assert seal is not None, "a sealed process needs its seal"
@@ -207,6 +212,11 @@ class BotProcess:
         return cls(process, pump, env.get(TOKEN_VARIABLE, ""), cgroup, cgroups)
 
     @property
+    def cgroup(self) -> BotCgroup | None:
+        """Its cgroup, where it has one (`fairness.Pacer` pins, freezes and meters it)."""
+        return self._cgroup
+
+    @property
     def pid(self) -> int:
         """The process id, which is also its process group id."""
         return self._process.pid
@@ -230,6 +240,9 @@ class BotProcess:
         it should be on its way out); then SIGTERM, and SIGKILL after `grace` seconds. Whatever
         is left in its group is killed as soon as the program exits, whether stopped or not.
         """
+        if self._cgroup is not None:  # a bot frozen between decisions could not even exit
+            with contextlib.suppress(OSError):
+                self._cgroup.thaw()
         if self._process.returncode is None and patience > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._ended), patience)

@@ -1,16 +1,20 @@
 """The remote player: an engine question becomes a stream request, and its answer or failure
 comes back as an answer or a `PlayerFault`. What a fault costs is the referee's, not this
-module's (`arena.players.referee`)."""
+module's (`arena.players.referee`). Each decision is paced by the game's `Pacer` (fair CPU:
+the bot is thawed for it alone), timed, and drawn from the seat's time bank when it runs past
+its deadline."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.players import Fault, FaultKind, Player, PlayerFault
+from arena.players import DecisionTime, Fault, FaultKind, Player, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
 from arena.server.botlog import Where
-from arena.server.connection import Connection
+from arena.server.cgroups import BotCgroup
+from arena.server.connection import Connection, Took
+from arena.server.fairness import Pacer
 from arena.server.lobby import Bot, BotOptions, Instance
 
 
@@ -18,10 +22,20 @@ class RemoteGame:
     """One game as the wire sees it, shared by its remote seats: its id, the players' names, and
     each turn's event, built once for every seat that is told of it."""
 
-    def __init__(self, game_id: str, names: Sequence[str], options: BotOptions) -> None:
+    def __init__(
+        self,
+        game_id: str,
+        names: Sequence[str],
+        options: BotOptions,
+        pacer: Pacer | None = None,
+    ) -> None:
         self.game_id = game_id
         self.names = tuple(names)
         self.options = options
+        self.pacer = pacer or Pacer(fair=False)
+        """How its bots get the CPU (fair: thawed for their own decisions alone)."""
+        self.times: list[DecisionTime] = []
+        """How long each seat took over each decision, in the order they ended."""
         self._turn: tuple[TurnRecord, pb.ArenaMessage] | None = None
 
     def turn_message(self, round: int, turn: int, record: TurnRecord) -> pb.ArenaMessage:
@@ -42,6 +56,8 @@ class RemotePlayer(Player):
         self._asked = False
         self._request_id = 0
         """The request the latest decision was asked in; 0 when none was sent."""
+        self.bank = game.options.time_bank
+        """Seconds left of its time bank in this game."""
         if instance is not None:  # from now on, what it writes belongs to this game
             bot.lines.at(instance, Where(game.game_id))
 
@@ -58,18 +74,50 @@ class RemotePlayer(Player):
             return PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
         return None
 
+    def cgroup(self) -> BotCgroup | None:
+        """The cgroup of its process, where it has one."""
+        instance = self._instance
+        process = instance.process if instance is not None else None
+        return process.cgroup if process is not None else None
+
     async def decide(self, decision: Decision, view: View) -> int:
         self._request_id = 0
         connection = self._connection()
         if connection is None:
             raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} is not connected")
-        options = self._game.options
+        game = self._game
+        options = game.options
         deadline = options.deadline if self._asked else options.first_deadline
         self._asked = True
         if self._instance is not None:  # what it writes from now on is filed under this decision
             self.bot.lines.at(self._instance, self._where(decision, view.round, view.turn))
-        self._request_id = connection.request(self._game.game_id, decision, view, deadline)
-        return await connection.answer(self._request_id)
+        bank = self.bank
+        outcome: tuple[int, Took] | PlayerFault
+        ended = connection.closed.is_set
+        async with game.pacer.decision(self.cgroup(), ended) as used:
+            try:
+                request_id = connection.request(game.game_id, decision, view, deadline, bank)
+                self._request_id = request_id
+                outcome = await connection.answer_timed(request_id)
+            except PlayerFault as fault:
+                outcome = fault
+        # The pacing is over: the bot is frozen again, and the CPU it used is known.
+        if isinstance(outcome, PlayerFault):
+            if outcome.kind is FaultKind.TIMEOUT:  # it had all its time, and the bank is spent
+                self.bank = 0.0
+                self._note(decision, view, deadline + bank, used.cpu, bank)
+            raise outcome
+        answer, took = outcome
+        self.bank = max(0.0, bank - took.overage)
+        self._note(decision, view, took.seconds, used.cpu, took.overage)
+        return answer
+
+    def _note(
+        self, decision: Decision, view: View, seconds: float, cpu: float | None, bank: float
+    ) -> None:
+        """Note how long a decision took, for the game's record of times."""
+        time = DecisionTime(view.seat, decision, view.round, view.turn, seconds, cpu, bank)
+        self._game.times.append(time)
 
     def _where(self, decision: Decision, round: int, turn: int) -> Where:
         """Where in this game a decision is: its round and turn (no turn in the draft)."""

@@ -43,6 +43,9 @@ KEEPALIVE_MS = 60_000
 """The server pings a connection quiet for this long, and drops it if no answer comes within
 `KEEPALIVE_TIMEOUT_MS`: a peer that vanished (external bots, over a network) is noticed."""
 KEEPALIVE_TIMEOUT_MS = 20_000
+NO_KEEPALIVE_MS = 2**31 - 1
+"""A launched bot's own socket is never pinged: a bot frozen between its decisions (fair CPU)
+could not answer, and its exit is noticed by its process ending, not by its silence."""
 
 
 _Context: TypeAlias = grpc.aio.ServicerContext[pb.BotMessage, pb.ArenaMessage]
@@ -110,6 +113,7 @@ class ArenaService(rpc.ArenaServicer):
             )
             while (message := await connection.outbox.get()) is not None:
                 yield message
+                connection.delivered(message)  # written: a request's time starts now
         finally:
             reader.cancel()
             connection.close("the stream ended")
@@ -155,9 +159,12 @@ async def _read_answers(requests: AsyncIterator[pb.BotMessage], connection: Conn
     connection.close(reason)
 
 
-def server_options(max_message: int, connections: int = MAX_CONNECTIONS) -> list[tuple[str, int]]:
+def server_options(
+    max_message: int, connections: int = MAX_CONNECTIONS, keepalive_ms: int = KEEPALIVE_MS
+) -> list[tuple[str, int]]:
     """The options that bound what any peer can make a server hold: message size, connections
-    per address, streams per connection, and how long a silent connection is kept."""
+    per address, streams per connection, and how long a silent connection is kept (pinged
+    after `keepalive_ms` of quiet)."""
     return [
         ("grpc.max_receive_message_length", max_message),
         ("grpc.so_reuseport", 0),
@@ -165,7 +172,7 @@ def server_options(max_message: int, connections: int = MAX_CONNECTIONS) -> list
         ("grpc.max_concurrent_streams", MAX_STREAMS),
         ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
         ("grpc.max_connection_idle_ms", IDLE_TIMEOUT_MS),
-        ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+        ("grpc.keepalive_time_ms", keepalive_ms),
         ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
     ]
 
@@ -178,7 +185,7 @@ async def create_bot_server(
     that never say hello) is bounded by this server's own limits, and costs no other bot a
     connection. The socket may be connected to by any user (bots run as users of their own):
     it must lie in a folder only the arena can reach, from which a sandbox binds it."""
-    server = grpc.aio.server(options=server_options(max_message))
+    server = grpc.aio.server(options=server_options(max_message, keepalive_ms=NO_KEEPALIVE_MS))
     rpc.add_ArenaServicer_to_server(ArenaService(admission, scope=bot), server)
     server.add_insecure_port(f"unix:{socket}")
     await server.start()

@@ -5,6 +5,10 @@ under the system's temporary folder: a socket's path is limited to about 100 byt
 sealed bot's sandbox binds as its only way out. External bots (started by hand, or on other
 machines) share one more server, on loopback TCP (and `--listen`), which exists only when
 there are such bots.
+
+How the bots share the CPU is decided as the session opens (`fairness.choose_plan`): in fair
+mode every game holds a core of its own for its whole length (`fairness.Cores`), its bots are
+pinned to it and frozen but for their own decisions, and the seats are asked one at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import grpc
@@ -24,6 +28,7 @@ import grpc
 from arena.players import GameResult, play_game
 from arena.rules import Settings
 from arena.server.cgroups import RunCgroups
+from arena.server.fairness import Cores, CpuPlan, Pacer, choose_plan
 from arena.server.listen import Listener
 from arena.server.lobby import BotOptions, BotSpec, Lobby
 from arena.server.process import raise_open_files_limit
@@ -67,6 +72,7 @@ class Session:
         address: str,
         public_address: str | None = None,
         sealing: Sealing = Sealing(False, False),
+        cpu: CpuPlan | None = None,
     ) -> None:
         self.lobby = lobby
         self.address = address
@@ -75,23 +81,52 @@ class Session:
         """Where external bots connect, when the session listens beyond loopback."""
         self.sealing = sealing
         """How the bots run: sealed, in cgroups."""
+        self.cpu = cpu or CpuPlan(lobby.options.cpu, False)
+        """How the bots get the CPU: fair (a core per game, one decider at a time) or shared."""
+        self._cores = Cores(self.cpu.cores) if self.cpu.fair else None
 
     async def play(
         self, game_id: str, settings: Settings, seats: Sequence[str], seed: int, rotation: int = 0
     ) -> GameResult:
-        """Play one game with the named bots in seat order; the deal comes from `seed`."""
+        """Play one game with the named bots in seat order; the deal comes from `seed`.
+
+        In fair mode the game first waits for a core of its own (`fairness.Cores`)."""
+        if self._cores is None:
+            return await self._play(Pacer(fair=False), game_id, settings, seats, seed, rotation)
+        async with self._cores.claim() as core:
+            pacer = Pacer(fair=True, core=core)
+            return await self._play(pacer, game_id, settings, seats, seed, rotation)
+
+    async def _play(
+        self,
+        pacer: Pacer,
+        game_id: str,
+        settings: Settings,
+        seats: Sequence[str],
+        seed: int,
+        rotation: int,
+    ) -> GameResult:
         bots = [self.lobby.bots[name] for name in seats]
-        instances = await asyncio.gather(*(self.lobby.acquire(name, rotation) for name in seats))
+        acquire = self.lobby.acquire
+        instances = await asyncio.gather(*(acquire(name, rotation, pacer.cpus) for name in seats))
         try:
-            game = RemoteGame(game_id, seats, self.lobby.options)
+            game = RemoteGame(game_id, seats, self.lobby.options, pacer)
             players = [
                 RemotePlayer(bot, instance, game)
                 for bot, instance in zip(bots, instances, strict=True)
             ]
+            await pacer.seat(p.cgroup() for p in players if p.absence() is None)
             referees = [bot.referee for bot in bots]
-            return await play_game(
-                settings, players, random.Random(seed), rotation, referees, names=seats
+            result = await play_game(
+                settings,
+                players,
+                random.Random(seed),
+                rotation,
+                referees,
+                names=seats,
+                one_at_a_time=pacer.fair,
             )
+            return replace(result, times=tuple(game.times))
         finally:
             for bot, instance in zip(bots, instances, strict=True):
                 if instance is not None:
@@ -114,11 +149,18 @@ async def open_session(
     Unsealed, each launched bot runs in its own folder under `workdir` (default: `log_dir`).
     External bots connect to `address` (default: a loopback port, opened only when an external
     bot is entered) and to `public`. Raises SandboxError when `options.sandbox` is `on` and the
-    machine cannot seal bots.
+    machine cannot seal bots, FairnessError when `options.cpu` is `fair` and it cannot pin and
+    freeze them.
     """
     raise_open_files_limit()
     sandbox = await find_sandbox(options.sandbox)
     cgroups = RunCgroups.create()
+    try:
+        cpu = choose_plan(options.cpu, cgroups, sealed=not isinstance(sandbox, str))
+    except BaseException:
+        if not isinstance(cgroups, str):
+            await cgroups.close()
+        raise
     notes = [f"no sandbox ({sandbox})"] if isinstance(sandbox, str) else []
     if isinstance(cgroups, str):
         notes.append(f"no cgroups ({cgroups}): rlimits and process groups only")
@@ -149,7 +191,7 @@ async def open_session(
             )
             servers.append(server)
         lobby.address = bound
-        yield Session(lobby, bound, public_address, sealing)
+        yield Session(lobby, bound, public_address, sealing, cpu)
     finally:
         try:
             await lobby.close()

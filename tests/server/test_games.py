@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from arena.players import GameResult
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.rules import Settings, Variant
+from arena.server.fairness import CpuMode
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
 from tests.server.helpers import (
@@ -86,9 +88,10 @@ def test_games_at_several_tables_at_once_each_match_the_game_in_process(logs: Pa
     names = ["random", "highest"]
     settings = Settings(players=2, max_rounds=2)
     seeds = [11, 12, 13]
+    shared = replace(OPTIONS, cpu=CpuMode.SHARED)  # fair CPU plays one game a core at a time
 
     async def remote() -> tuple[list[GameResult], int]:
-        async with open_session([sample(name) for name in names], logs, OPTIONS) as session:
+        async with open_session([sample(name) for name in names], logs, shared) as session:
             results = await asyncio.gather(
                 *(session.play(f"table-{seed}", settings, names, seed) for seed in seeds)
             )

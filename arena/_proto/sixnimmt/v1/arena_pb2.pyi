@@ -159,18 +159,20 @@ class View(_message.Message):
     def __init__(self, settings: _Optional[_Union[Settings, _Mapping]] = ..., seat: _Optional[int] = ..., round: _Optional[int] = ..., turn: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., penalties: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., revealed: _Optional[_Iterable[int]] = ..., table: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., start_rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., taken: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Request(_message.Message):
-    __slots__ = ("request_id", "game_id", "decision", "deadline_ms", "view")
+    __slots__ = ("request_id", "game_id", "decision", "deadline_ms", "view", "bank_ms")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     game_id: str
     decision: Decision
     deadline_ms: int
     view: View
-    def __init__(self, request_id: _Optional[int] = ..., game_id: _Optional[str] = ..., decision: _Optional[_Union[Decision, str]] = ..., deadline_ms: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
+    bank_ms: int
+    def __init__(self, request_id: _Optional[int] = ..., game_id: _Optional[str] = ..., decision: _Optional[_Union[Decision, str]] = ..., deadline_ms: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class GameStarted(_message.Message):
     __slots__ = ("game_id", "seat", "settings", "players")

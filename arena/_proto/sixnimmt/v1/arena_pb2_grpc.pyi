@@ -11,7 +11,8 @@ matter below.
 
 Fields added to a message keep protocol version 1, as protobuf's rules for adding fields
 allow: a bot built from an older copy of this file skips them unread, and one built from this
-copy reads them. View.start_rows, View.taken and View.names were added so (numbers 13 to 15).
+copy reads them. View.start_rows, View.taken and View.names were added so (numbers 13 to 15),
+and Request.bank_ms (number 6).
 
 CONNECTING
 The arena is the gRPC server; a bot is a client. The arena starts each bot process with two
@@ -46,8 +47,10 @@ GAMES, REQUESTS AND ANSWERS
   may keep no state at all (and may say so: Hello.skip_events).
 - Several Requests can be outstanding at the same time (in different games); answer them in
   any order. Each Request has its own request_id, unique on the connection and never 0.
-- An Answer must arrive within Request.deadline_ms, counted by the arena from when it issued
-  the Request. Network and scheduling delays count against the bot: answer well inside it.
+- An Answer must arrive within Request.deadline_ms (plus what is left of Request.bank_ms, see
+  TIME CONTROLS), counted by the arena from when it wrote the Request to the stream to when it
+  read the Answer; time the arena itself was stalled is not counted. Network delays and a
+  bot's own scheduling count against the bot: answer well inside it.
 - An Answer that arrives after its deadline, repeats an already answered request_id, or names
   a request_id the arena never sent is discarded. It is never applied to a later Request.
 - A bot that fails a decision (no answer in time, an answer of the wrong kind, an illegal
@@ -63,20 +66,31 @@ option is named). The deadline of each Request is in its deadline_ms: read it, d
   started (--startup-timeout), or it is not connected for that game; two failed starts in a
   row disqualify it. A stream that sends no Hello within 10 s of opening is ended with
   INVALID_ARGUMENT.
-- A decision: Request.deadline_ms, counted by the arena from when it issued the Request:
-  1000 ms (--deadline) for every decision but the first one each game asks of a bot, which
-  gets 5000 ms (--first-deadline, never less than --deadline) so that a bot may warm up.
+- A decision: Request.deadline_ms, counted by the arena from when it wrote the Request to the
+  stream to when it read the Answer, less any stall of the arena's own: 1000 ms (--deadline)
+  for every decision but the first one each game asks of a bot, which gets 5000 ms
+  (--first-deadline, never less than --deadline) so that a bot may warm up.
+- A time bank: none by default; with --time-bank SECONDS each bot has that many seconds per
+  game beyond its deadlines (Kaggle's "overage time"). A decision that runs past its
+  deadline_ms draws the excess from the bank; past deadline_ms + bank_ms it times out, and the
+  bank is spent. Request.bank_ms says what is left of it before that request.
+- CPU: in fair mode (--cpu fair, the default where the machine can) every bot process of a
+  game runs on one core that no other game uses, the seats are asked one after another, and a
+  bot is frozen (stopped, with everything it started) whenever it is not deciding: it has the
+  core to itself for the whole of its deadline, and gets no CPU between its decisions, nor
+  between games. Do not rely on running in the background. In shared mode (--cpu shared)
+  every seat is asked at once and bots share all cores.
 - CPU time: no limit by default; --cpu-seconds caps each bot process's CPU time over its
   whole life (the kernel kills it past the cap).
 - The end: once the arena closes the stream (status OK), the bot has 1 s to exit by itself;
   then it is stopped (SIGTERM, and SIGKILL if it is still there 2 s later).
-Nothing else is timed: there is no clock per game or per tournament, and events need no reply.
+Nothing else is timed: there is no clock per tournament, and events need no reply.
 
 THE GAME, IN SHORT
 Cards are numbered 1 to 104; each carries bullheads (penalty points): 55 has 7; other
 multiples of 11 have 5; multiples of 10 have 3; other cards ending in 5 have 2; all others 1.
 A round: 10 cards dealt to each player, 4 cards start the 4 rows. Then 10 turns: every
-player chooses a card at once (a CARD request, all seats asked together); the cards are
+player chooses a card without seeing the others' (a CARD request to every seat); the cards are
 revealed and placed lowest first, each after the row end closest below it. A card that would
 be a row's 6th card takes that row: its player takes the 5 cards (their bullheads count
 against the player) and the card starts the row anew. A card lower than every row end lets

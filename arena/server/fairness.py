@@ -1,0 +1,362 @@
+"""Fair CPU: a bot's deadline is a core of its own, and its time is counted without the arena's.
+
+The policy, in one place:
+
+- **A core per game.** In fair mode each game in progress holds one core (`Cores`), claimed for
+  the whole game: every process of every bot at its table is pinned to it (`BotCgroup.pin`,
+  before a new process runs its first instruction), so games never share a core. Games at once
+  are as many as the cores the arena may use; more wait for one.
+- **One decider at a time, everyone else frozen.** Every bot of the table is frozen while it is
+  not deciding (`BotCgroup.freeze`: all of its processes, whatever session or priority they
+  gave themselves), and the deciding seats are asked one after another, each thawed for its own
+  decision alone (`Pacer.decision`). Answers stay secret until all are in, so asking in turn
+  reveals nothing; a bot then has its core to itself for exactly its own decision, and nothing
+  ponders on another bot's time. An idle bot stays frozen between games.
+- **Shared mode** (`--cpu shared`, or where the machine cannot freeze and pin) asks every seat
+  at once, as contest runners for trusted, fast bots do: faster, but a bot's neighbours compete
+  with it for the CPU while it thinks.
+
+In either mode the time a decision took is counted from when its request was written to the
+bot's stream to when its answer was read, less any stall of the arena's own event loop meanwhile
+(`LagMeter`; see `Connection.answer_timed`), and the CPU the bot's cgroup used meanwhile is
+recorded beside it (`Pacer.decision`).
+
+Two arenas on one machine (two tournaments, or the workers of a `--workers` cluster) spread
+their games over the cores too: a game takes the core that the fewest other arenas' games hold
+(lock files, `flock`), and shares one only when every core is taken; an arena never waits for
+another. Other programs on the machine can still use a bot's core: for exact figures, give the
+arena cores of its own (a cpuset, `taskset`) on an otherwise quiet machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import tempfile
+import time
+import weakref
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar
+
+from arena.server.cgroups import BotCgroup, RunCgroups
+from arena.server.errors import BotError
+
+LOCKS = Path(tempfile.gettempdir()) / "arena-cores"
+"""Where the lock files of the cores lie, shared by every arena on the machine."""
+MAX_SHARING = 16
+"""Games of other arenas a core is counted up to, when choosing the least used one."""
+
+
+class CpuMode(StrEnum):
+    """`--cpu`: how the bots share the machine's CPU."""
+
+    AUTO = "auto"
+    """Fair where the machine can pin and freeze bots; otherwise shared, said in one line."""
+    FAIR = "fair"
+    """A core per game, one decider at a time, the others frozen; or refuse to start."""
+    SHARED = "shared"
+    """Every seat asked at once, all bots on all cores: for trusted, fast bots."""
+
+
+class FairnessError(BotError):
+    """`--cpu fair` on a machine where bots cannot be pinned and frozen, with why."""
+
+
+@dataclass(frozen=True, slots=True)
+class CpuPlan:
+    """How a session's bots get the CPU, decided once when it opens."""
+
+    asked: CpuMode
+    """What the organizer asked for."""
+    fair: bool
+    """A core per game, one decider at a time (see the module's note); else shared."""
+    cores: tuple[int, ...] = ()
+    """In fair mode: the cores games are played on (one game each at a time)."""
+    note: str = ""
+    """Why fair mode is not used, or what it does not cover here; empty when nothing is amiss."""
+
+    @property
+    def mode(self) -> CpuMode:
+        """The mode in force: FAIR or SHARED."""
+        return CpuMode.FAIR if self.fair else CpuMode.SHARED
+
+    def describe(self) -> str:
+        """One line for the organizer."""
+        if self.fair:
+            cores = ", ".join(map(str, self.cores))
+            line = f"fair CPU: a core per game ({cores}), one bot deciding at a time"
+        elif self.asked is CpuMode.SHARED:
+            line = "shared CPU (--cpu shared): every seat is asked at once, on every core"
+        else:
+            line = "shared CPU: every seat is asked at once, on every core"
+        return f"{line}; {self.note}" if self.note else line
+
+    def to_dict(self) -> dict[str, Any]:
+        """For standings.json."""
+        return {
+            "mode": self.mode.value,
+            "asked": self.asked.value,
+            "cores": list(self.cores),
+            "note": self.note,
+        }
+
+
+def choose_plan(mode: CpuMode, cgroups: RunCgroups | str, sealed: bool) -> CpuPlan:
+    """The plan for a session: fair where `mode` allows and the machine can pin and freeze the
+    bots' cgroups, shared otherwise. Raises FairnessError for `fair` where it cannot be."""
+    if mode is CpuMode.SHARED:
+        return CpuPlan(mode, False)
+    missing = _missing(cgroups)
+    if missing:
+        if mode is CpuMode.FAIR:
+            raise FairnessError(
+                f"--cpu fair needs {missing}: run the arena as root on a machine with cgroups "
+                "(cpuset and freezer), or use --cpu shared"
+            )
+        return CpuPlan(mode, False, note=f"fair CPU is unavailable ({missing})")
+    assert not isinstance(cgroups, str)
+    note = ""
+    if not sealed:
+        note = (
+            "not enforced against hostile bots: unsealed, they run as the arena's own user and "
+            "could leave their cgroups"
+        )
+    return CpuPlan(mode, True, cgroups.cores(), note)
+
+
+def _missing(cgroups: RunCgroups | str) -> str:
+    """What fair mode lacks here; empty when it has it all."""
+    if isinstance(cgroups, str):
+        return f"no cgroups: {cgroups}"
+    lacking = [
+        what
+        for what, present in (("a cpuset", cgroups.pinned), ("a freezer", cgroups.freezable))
+        if not present
+    ]
+    if lacking:
+        return f"the bots' cgroups have no {' and no '.join(lacking)}"
+    if not cgroups.cores():
+        return "no core to pin bots to"
+    return ""
+
+
+class Cores:
+    """The cores games are played on in fair mode: each game claims one for its whole length.
+
+    Within this arena a core serves one game at a time, and a game waits for a free one. Among
+    this arena's free cores it takes the one that the fewest games of other arenas on the
+    machine hold: a claim holds a lock file `core-C.K.lock` (`LOCKS`), the lowest K free for
+    its core C, so K counts the other games already there. It never waits for another arena.
+    """
+
+    def __init__(self, cores: Sequence[int], locks: Path = LOCKS) -> None:
+        if not cores:
+            raise ValueError("fair mode needs at least one core")
+        self.cores = tuple(cores)
+        self._locks = locks
+        self._free = list(self.cores)
+        self._freed = asyncio.Condition()
+
+    @asynccontextmanager
+    async def claim(self) -> AsyncIterator[int]:
+        """Hold a core for one game: a free one, waiting while none of this arena's is."""
+        async with self._freed:
+            await self._freed.wait_for(lambda: bool(self._free))
+            core, descriptor = self._take()
+            self._free.remove(core)
+        try:
+            yield core
+        finally:
+            if descriptor is not None:
+                os.close(descriptor)  # releases its lock
+            async with self._freed:
+                self._free.append(core)
+                self._freed.notify()
+
+    def _take(self) -> tuple[int, int | None]:
+        """The free core the fewest other arenas' games hold, and the lock that says so."""
+        with contextlib.suppress(OSError):
+            self._locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for level in range(MAX_SHARING):
+            for core in sorted(self._free):
+                path = self._locks / f"core-{core}.{level}.lock"
+                try:
+                    descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                except OSError:
+                    return core, None  # no lock files here: this arena's own count alone
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    os.close(descriptor)
+                    continue
+                return core, descriptor
+        return min(self._free), None
+
+
+# -- the arena's own stalls --------------------------------------------------------------------
+
+
+class LagMeter:
+    """Notices when this event loop was stalled: busy with other work (other games, the
+    results database, a slow callback) or not scheduled at all, so that it could not have read
+    an answer that had arrived. Time it was stalled is never counted against a bot.
+
+    A task wakes every `TICK` seconds while decisions are waiting (`hold`, `release`) and notes
+    each wake-up that came more than `SLACK` late; it ends by itself once none waits.
+    """
+
+    TICK = 0.01
+    """Seconds between looks."""
+    SLACK = 0.003
+    """Lateness of a look that is taken for the loop's own jitter, not a stall."""
+    KEEP = 120.0
+    """Seconds of stalls remembered: more than any decision lasts."""
+    IDLE = 1.0
+    """Seconds without a waiting decision after which the task ends."""
+
+    _meters: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LagMeter]] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._stalls: deque[tuple[float, float]] = deque()
+        """(start, end) of every stall noted, on the loop's clock, oldest first."""
+        self._users = 0
+        self._last_use = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop | None = None) -> LagMeter:
+        """The meter of `loop` (the running one by default)."""
+        loop = loop or asyncio.get_running_loop()
+        meter = cls._meters.get(loop)
+        if meter is None:
+            meter = cls._meters[loop] = cls(loop)
+        return meter
+
+    def hold(self) -> None:
+        """A decision waits: keep watching until it is `release`d."""
+        self._users += 1
+        if self._task is None or self._task.done():
+            self._task = self._loop.create_task(self._watch())
+
+    def release(self) -> None:
+        """The decision is over."""
+        self._users -= 1
+        self._last_use = self._loop.time()
+
+    def note(self, start: float, end: float) -> None:
+        """A stall from `start` to `end` noticed elsewhere (a timer that woke late)."""
+        if end - start > self.SLACK:
+            self._stalls.append((start, end))
+
+    def stalled(self, since: float, until: float) -> float:
+        """Seconds the loop was stalled between `since` and `until` (overlaps counted once)."""
+        total, reached = 0.0, since
+        for start, end in self._stalls:
+            start, end = max(start, reached), min(end, until)
+            if end > start:
+                total += end - start
+                reached = end
+        return total
+
+    async def _watch(self) -> None:
+        loop = self._loop
+        expected = loop.time() + self.TICK
+        while True:
+            await asyncio.sleep(self.TICK)
+            now = loop.time()
+            if now - expected > self.SLACK:
+                self._stalls.append((expected, now))
+            while self._stalls and self._stalls[0][1] < now - self.KEEP:
+                self._stalls.popleft()
+            expected = now + self.TICK
+            if self._users <= 0 and now - self._last_use > self.IDLE:
+                return
+
+
+# -- pacing one game ---------------------------------------------------------------------------
+
+
+@dataclass
+class Used:
+    """What one decision cost its bot, filled in as it ends."""
+
+    cpu: float | None = None
+    """Seconds of CPU the bot's cgroup used meanwhile; None where it is not accounted."""
+    thawed: float = 0.0
+    """Seconds it was thawed for the decision (fair mode; 0 in shared mode)."""
+
+
+@dataclass
+class Pacer:
+    """How one game's bots get the CPU: in fair mode, pinned to the game's core and frozen but
+    for their own decisions; in shared mode, left alone (but still metered)."""
+
+    fair: bool
+    core: int | None = None
+    """The game's core (fair mode)."""
+    slow_freezes: int = 0
+    """Freezes that did not complete within `cgroups.FREEZE_PATIENCE` (a bot still running)."""
+    _cgroups: list[BotCgroup] = field(default_factory=list)
+
+    @property
+    def cpus(self) -> str | None:
+        """The cpuset list new bot processes of this game are pinned to; None for any core."""
+        return str(self.core) if self.fair and self.core is not None else None
+
+    async def seat(self, cgroups: Iterable[BotCgroup | None]) -> None:
+        """The game's bots are seated: pin each to the game's core and freeze it until its
+        first decision (fair mode)."""
+        if not self.fair:
+            return
+        chosen = [cgroup for cgroup in cgroups if cgroup is not None]
+        cpus = self.cpus
+        for cgroup in chosen:
+            with contextlib.suppress(OSError):
+                if cpus is not None:
+                    cgroup.pin(cpus)
+        await asyncio.gather(*(self._freeze(cgroup) for cgroup in chosen))
+        self._cgroups = chosen
+
+    @asynccontextmanager
+    async def decision(
+        self, cgroup: BotCgroup | None, ended: Callable[[], bool] = lambda: False
+    ) -> AsyncIterator[Used]:
+        """Around one decision of the bot in `cgroup`: thaw it first and freeze it after (fair
+        mode), and measure the CPU it used meanwhile. A bot whose stream has `ended` meanwhile
+        is left thawed, to exit."""
+        used = Used()
+        if cgroup is None:
+            yield used
+            return
+        thawed = time.perf_counter()
+        if self.fair:
+            with contextlib.suppress(OSError):
+                cgroup.thaw()
+        before = cgroup.cpu_time()
+        try:
+            yield used
+        finally:
+            after = cgroup.cpu_time()
+            if before is not None and after is not None:
+                used.cpu = max(0.0, after - before)
+            if self.fair and not ended():
+                await self._freeze(cgroup)
+            used.thawed = time.perf_counter() - thawed if self.fair else 0.0
+
+    async def _freeze(self, cgroup: BotCgroup) -> None:
+        try:
+            frozen = await cgroup.freeze()
+        except OSError:  # its cgroup is gone: the bot has exited
+            return
+        if not frozen:
+            self.slow_freezes += 1
