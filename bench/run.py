@@ -8,7 +8,10 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
   message at a time and several in flight (`bench.floor`);
 - e2e: tournaments of the random and lowest sample bots over gRPC at a 4-player table, at
   concurrency 1 and the default, timed as the arena sees each decision (`bench.e2e`);
-- memory: the arena's peak resident memory for 100 and for 2,000 games (`bench.e2e`).
+- memory: the arena's peak resident memory for 100 and for 2,000 games (`bench.e2e`);
+- cluster: the same tournament on the local executor and on a local Dask cluster of 1 and 2
+  worker processes: games/s and ms a game (the cluster executor's overhead), and a worker's peak
+  resident memory for 100 and for 2,000 games (`bench.cluster`).
 
 Everything is measured in this one run, so every ratio compares figures taken under the same
 load: on a shared machine the absolute figures move, the ratios much less. Each timed section
@@ -53,6 +56,11 @@ class Sizes:
     memory_max_rounds: int = 1
     """Games of one round: memory must not grow with the number of games, whatever their length,
     and 2,000 games to 66 would take most of the five minutes the bench may take."""
+    cluster_games: int = 80
+    """Games of each speed run of the cluster section (local, 1 worker, 2 workers)."""
+    cluster_max_rounds: int | None = None
+    cluster_memory_games: tuple[int, int] = (100, 2000)
+    """Games of one round on one worker, for its memory."""
 
 
 QUICK = Sizes(
@@ -64,10 +72,13 @@ QUICK = Sizes(
     e2e_games=((1, 4), (2, 4)),
     e2e_max_rounds=1,
     memory_games=(4, 8),
+    cluster_games=8,
+    cluster_max_rounds=1,
+    cluster_memory_games=(4, 8),
 )
 """Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test)."""
 
-SECTIONS = ("engine", "floor", "e2e", "memory")
+SECTIONS = ("engine", "floor", "e2e", "memory", "cluster")
 
 
 def _child(module: str, *args: str) -> dict[str, Any]:
@@ -130,11 +141,29 @@ def run_memory(sizes: Sizes) -> list[dict[str, Any]]:
     ]
 
 
+def run_cluster(sizes: Sizes) -> dict[str, Any]:
+    """The cluster section: the local executor, then 1 and 2 local workers, on the same games;
+    then one worker's memory for a short and a long tournament of one-round games."""
+    rounds = (
+        [] if sizes.cluster_max_rounds is None else [f"--max-rounds={sizes.cluster_max_rounds}"]
+    )
+    speed = [
+        _child("bench.cluster", f"--games={sizes.cluster_games}", f"--workers={workers}", *rounds)
+        for workers in (0, 1, 2)
+    ]
+    memory = [
+        _child("bench.cluster", f"--games={games}", "--workers=1", "--max-rounds=1")
+        for games in sizes.cluster_memory_games
+    ]
+    return {"speed": speed, "memory": memory}
+
+
 RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "engine": run_engine,
     "floor": run_floor,
     "e2e": run_e2e,
     "memory": run_memory,
+    "cluster": run_cluster,
 }
 
 
@@ -232,6 +261,14 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             1.1,
             at_least=False,
         )
+    if "cluster" in results:
+        short, long = results["cluster"]["memory"]
+        add(
+            f"worker peak memory, {long['games']} / {short['games']} games",
+            long["worker_peak_rss_bytes"] / short["worker_peak_rss_bytes"],
+            1.1,
+            at_least=False,
+        )
     return found
 
 
@@ -316,8 +353,58 @@ def table(results: dict[str, Any]) -> str:
                 f"{entry['peak_rss_bytes'] / short:.2f}",
             ]
         )
+    rows.extend(_cluster_rows(results.get("cluster")))
     headers = ["measured", "figure", "value", "baseline", "ratio"]
     return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
+
+
+def _cluster_rows(cluster: dict[str, Any] | None) -> list[list[Any]]:
+    """The cluster section's rows: each executor's rate against the local one's, the overhead
+    a game, a worker's memory against its short tournament's."""
+    if not cluster:
+        return []
+    rows: list[list[Any]] = []
+    local, *workers = cluster["speed"]
+    base = f"{local['games_per_s']:.1f} local executor"
+    rows.append(["local executor", "games/s", f"{local['games_per_s']:.1f}", "", ""])
+    for entry in workers:
+        what = f"cluster, {entry['workers']} worker{'s' * (entry['workers'] > 1)}"
+        what += f" x {entry['threads']} thread{'s' * (entry['threads'] > 1)}"
+        ratio = entry["games_per_s"] / local["games_per_s"]
+        rows.append([what, "games/s", f"{entry['games_per_s']:.1f}", base, f"{ratio:.2f}"])
+        overhead = entry["ms_per_game"] - local["ms_per_game"]
+        rows.append(
+            [
+                what,
+                "overhead a game",
+                f"{overhead:+.1f} ms",
+                f"{local['ms_per_game']:.1f} ms local",
+                f"{entry['ms_per_game'] / local['ms_per_game']:.2f}",
+            ]
+        )
+        cpu = entry["organizer_cpu_ms_per_game"] + entry.get("worker_cpu_ms_per_game", 0.0)
+        rows.append(
+            [
+                what,
+                "arena CPU a game",
+                f"{cpu:.1f} ms",
+                f"{local['organizer_cpu_ms_per_game']:.1f} ms local",
+                f"{cpu / local['organizer_cpu_ms_per_game']:.2f}",
+            ]
+        )
+    memory = cluster["memory"]
+    short = memory[0]["worker_peak_rss_bytes"]
+    for entry in memory:
+        rows.append(
+            [
+                f"worker memory, {entry['games']:,} games",
+                "peak RSS",
+                f"{entry['worker_peak_rss_bytes'] / 2**20:.1f} MiB",
+                f"{short / 2**20:.1f} MiB, {memory[0]['games']} games",
+                f"{entry['worker_peak_rss_bytes'] / short:.2f}",
+            ]
+        )
+    return rows
 
 
 _ALIGN = ("left", "left", "right", "left", "right")

@@ -29,7 +29,7 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
         capture_output=True,
         text=True,
         check=True,
-        timeout=240,
+        timeout=420,  # the cluster section starts five local clusters
     )
     results = json.loads(done.stdout)
     assert set(SECTIONS) <= set(results)
@@ -43,6 +43,10 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
         "e2e decisions/s / floor's best round trips/s",
         "e2e median decision latency / floor round trip",
         "peak memory",
+        "worker peak memory",
     }
+    assert [entry["workers"] for entry in results["cluster"]["speed"]] == [0, 1, 2]
+    assert [entry["games"] for entry in results["cluster"]["memory"]] == [4, 8]
     text = report(results)
     assert "gRPC floor, 1 in flight" in text and "arena memory, 8 games" in text
+    assert "cluster, 2 workers x 1 thread" in text and "worker memory, 8 games" in text
