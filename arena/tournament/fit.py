@@ -51,12 +51,20 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import mul
 
 from arena.tournament.outcome import GameOutcome
 
 RESAMPLES = 1000
 """Bootstrap resamples of the fit: each refits the whole tournament, so fewer than the 2,000 of
 the per-bot intervals; the 2.5% and 97.5% cuts still have 25 resamples beyond each."""
+
+WORK = 20_000_000
+"""A resample costs about one step per (deal, bot) and per (deal, pair of table-mates): above
+this many steps in all (about a second), a large tournament gets fewer resamples, down to
+`FEWEST` (a 10-bot round-robin of 4-seat tables gets all 1,000; 20 bots, about 220)."""
+
+FEWEST = 200
 
 MIN_WHOLE_DEALS = 2
 """A bot's intervals need at least this many whole deals (see the module's note)."""
@@ -166,14 +174,16 @@ class FitData:
                 "no fit: some bots never met the others, even through third bots, so their "
                 "strengths cannot be put on one scale",
             )
-        point = _strengths(len(names), units, [1] * len(units))
+        design = _Design(len(names), units)
+        point = _strengths(design, [1] * len(units))
         assert point is not None  # linked, with every bot present: the system is regular
+        resamples = min(resamples, max(FEWEST, WORK // design.steps))
         rng = random.Random(f"fit/{seed}")
         draws: list[list[float]] = [[] for _ in names]
         for _ in range(resamples):
             picks = Counter(rng.choices(range(len(units)), k=len(units)))
             counts = [picks.get(index, 0) for index in range(len(units))]
-            strengths = _strengths(len(names), units, counts)
+            strengths = _strengths(design, counts)
             if strengths is None:  # a bot missing from the resample, or the bots unlinked
                 continue
             for bot, strength in enumerate(strengths):
@@ -208,34 +218,65 @@ def _linked(bots: int, units: Sequence[_Unit]) -> bool:
     return len({root(bot) for bot in range(bots)}) == 1
 
 
-def _strengths(bots: int, units: Sequence[_Unit], counts: Sequence[int]) -> list[float] | None:
+Terms = tuple[list[int], list[float]]
+"""A sum over the deals as (deal indexes, each one's value): weighted by the deals' counts in a
+resample, it is one `sum(map(...))`, a loop in C, instead of one in Python per deal."""
+
+
+class _Design:
+    """The sums the fit needs (games, bullheads and meetings of each bot), as sums over deals."""
+
+    def __init__(self, bots: int, units: Sequence[_Unit]) -> None:
+        self.bots = bots
+        games: list[dict[int, float]] = [{} for _ in range(bots)]
+        taken: list[dict[int, float]] = [{} for _ in range(bots)]
+        meets: dict[tuple[int, int], dict[int, float]] = {}
+        seat_games: dict[int, float] = {}
+        seats: dict[int, float] = {}
+        for index, unit in enumerate(units):
+            for table, row in unit.tables.items():
+                played, size = row[0], len(table)
+                seat_games[index] = seat_games.get(index, 0.0) + played
+                seats[index] = seats.get(index, 0.0) + played * size
+                for place, bot in enumerate(table, start=1):
+                    games[bot][index] = games[bot].get(index, 0.0) + played
+                    taken[bot][index] = taken[bot].get(index, 0.0) + row[place]
+                for a in table:
+                    for b in table:
+                        if a <= b:
+                            meet = meets.setdefault((a, b), {})
+                            meet[index] = meet.get(index, 0.0) + played / size
+        self.games = [_terms(terms) for terms in games]
+        self.taken = [_terms(terms) for terms in taken]
+        self.meets = {pair: _terms(terms) for pair, terms in meets.items()}
+        self.seat_games = _terms(seat_games)
+        self.seats = _terms(seats)
+        sums = [*self.games, *self.taken, *self.meets.values()]
+        self.steps = sum(len(indexes) for indexes, _ in sums) + bots**3 // 3 + 1
+        """What one resample costs, in steps of a sum (and of the solver)."""
+
+
+def _terms(values: dict[int, float]) -> Terms:
+    return list(values), list(values.values())
+
+
+def _total(terms: Terms, counts: Sequence[int]) -> float:
+    indexes, values = terms
+    total: float = sum(map(mul, map(counts.__getitem__, indexes), values))
+    return total
+
+
+def _strengths(design: _Design, counts: Sequence[int]) -> list[float] | None:
     """The fitted strengths with each deal counted `counts` times; None when that leaves a bot
     without games or the bots unlinked (the system then has no single solution)."""
-    games = [0.0] * bots  # G_b: games played
-    taken = [0.0] * bots  # Y_b: bullheads taken
-    meets = [[0.0] * bots for _ in range(bots)]  # P_bc: games together, each over its table size
-    seat_games = 0.0
-    seats = 0.0
-    weights: dict[tuple[int, ...], float] = {}
-    for unit, count in zip(units, counts, strict=True):
-        if not count:
-            continue
-        for table, row in unit.tables.items():
-            played = row[0] * count
-            weights[table] = weights.get(table, 0.0) + played
-            for place, bot in enumerate(table, start=1):
-                games[bot] += played
-                taken[bot] += row[place] * count
-            seat_games += played
-            seats += played * len(table)
+    bots = design.bots
+    games = [_total(terms, counts) for terms in design.games]  # G_b: games played
     if min(games) == 0:
         return None
-    for table, played in weights.items():
-        share = played / len(table)
-        for a in table:
-            row = meets[a]
-            for b in table:
-                row[b] += share
+    taken = [_total(terms, counts) for terms in design.taken]  # Y_b: bullheads taken
+    meets = [[0.0] * bots for _ in range(bots)]  # P_bc: games together, each over its table size
+    for (a, b), terms in design.meets.items():
+        meets[a][b] = meets[b][a] = _total(terms, counts)
     level = sum(taken) / sum(games)  # L: bullheads per seat of an average game
     # A theta = mean - L, A_bc = [b = c] - P_bc / G_b; A is singular along the constant vector,
     # so theta is fixed by mean(theta) = 0: solve (A + J / K) theta = mean - L instead.
@@ -246,7 +287,7 @@ def _strengths(bots: int, units: Sequence[_Unit], counts: Sequence[int]) -> list
     theta = _solve(matrix, [taken[b] / games[b] - level for b in range(bots)])
     if theta is None:
         return None
-    inverse = seat_games / seats  # 1/n, averaged over the seats played
+    inverse = _total(design.seat_games, counts) / _total(design.seats, counts)  # 1/n, per seat
     scale = (1 - inverse) * bots / (bots - 1)  # against every other bot equally often
     return [level + scale * value for value in theta]
 

@@ -1,7 +1,11 @@
-"""Standings: per-bot totals, means with bootstrap confidence intervals, wins, faults, pairings.
+"""Standings: per-bot totals, means with bootstrap confidence intervals, wins, faults, pairings,
+and a fitted strength that accounts for whom each bot met (`fit`), with how likely each place
+is to be right.
 
 Computed in one pass over a stream of outcomes, keeping a few numbers per bot and per duplicate
 set, never the records. Everything is deterministic: the same outcomes give the same standings.
+An interval is shown only where a bot played at least two whole deals (every rotation of a deal
+at its table): from one, every bootstrap resample is that deal, and the interval a point.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
@@ -18,6 +22,8 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.players import FaultKind
+from arena.tournament.fit import MIN_WHOLE_DEALS, Fit, FitData
+from arena.tournament.fit import RESAMPLES as FIT_RESAMPLES
 from arena.tournament.outcome import Disqualification, GameOutcome
 
 RESAMPLES = 2000
@@ -42,7 +48,8 @@ class BotStanding:
     mean: float
     """Bullheads per game."""
     ci: tuple[float, float]
-    """95% confidence interval of `mean`, bootstrapped over duplicate sets."""
+    """95% confidence interval of `mean`, bootstrapped over duplicate sets: a point from one
+    deal; `interval` is what is shown."""
     wins: float
     """Games won, a game won by k tied bots counting 1/k for each."""
     faults: int
@@ -55,18 +62,52 @@ class BotStanding:
     """The game in which it was disqualified, when it was and the game is known."""
     absent: int = 0
     """Games in which it never connected (a not-connected fault)."""
+    whole_deals: int = 0
+    """Whole deals it played: every rotation of a deal at its table. Intervals need two."""
+    strength: float | None = None
+    """Its fitted strength (`fit`): the bullheads per game expected of it against the whole field,
+    accounting for whom it met; its mean per game when every bot met every other equally. None
+    without a fit (bots that never met, even through others)."""
+    strength_ci: tuple[float, float] | None = None
+    """95% bootstrap interval of `strength`, over whole deals; None from fewer than two."""
+    los: float | None = None
+    """The likelihood that it is really stronger than the bot placed next below it (as Ordo
+    reports it): the share of the fit's resamples in which it is; None for the last place, a
+    disqualified bot, or where either has fewer than two whole deals."""
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """`ci` where it says something: from at least two whole deals; else None."""
+        return self.ci if self.games and self.whole_deals >= MIN_WHOLE_DEALS else None
+
+    @property
+    def why_no_interval(self) -> str:
+        """Why `interval` is None (empty when it is not)."""
+        if not self.games:
+            return "no game yet"
+        if self.whole_deals < MIN_WHOLE_DEALS:
+            deals = "no whole deal" if not self.whole_deals else "one whole deal"
+            return f"{deals}: an interval needs {MIN_WHOLE_DEALS} (every rotation of a deal)"
+        return ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form; a bot with no game yet has no mean and no interval (null)."""
         played = self.games > 0
+        interval, fitted = self.interval, self.strength_ci
         return {
             "rank": self.rank,
             "bot": self.bot,
             "games": self.games,
             "bullheads": self.bullheads,
             "mean": self.mean if played else None,
-            "ci_low": self.ci[0] if played else None,
-            "ci_high": self.ci[1] if played else None,
+            "ci_low": interval[0] if interval else None,
+            "ci_high": interval[1] if interval else None,
+            "no_interval": self.why_no_interval or None,
+            "whole_deals": self.whole_deals,
+            "strength": self.strength,
+            "strength_ci_low": fitted[0] if fitted else None,
+            "strength_ci_high": fitted[1] if fitted else None,
+            "los": self.los,
             "wins": self.wins,
             "faults": self.faults,
             "faults_by_kind": {kind.value: count for kind, count in self.faults_by_kind.items()},
@@ -106,6 +147,8 @@ class Standings:
     """Every bot that played, best first."""
     pairings: tuple[Pairing, ...]
     """Every ordered pair of bots that met, in rank order of `bot`, then of `opponent`."""
+    fit_note: str = ""
+    """Why the fitted strengths (or their intervals) are missing; empty when they are there."""
 
     def pairing(self, bot: str, opponent: str) -> Pairing | None:
         """How `bot` fared against `opponent`; None if they never met."""
@@ -119,6 +162,7 @@ class Standings:
         return {
             "standings": [standing.to_dict() for standing in self.bots],
             "pairwise": [pairing.to_dict() for pairing in self.pairings],
+            "fit_note": self.fit_note or None,
         }
 
 
@@ -159,9 +203,11 @@ def compute_standings(
         raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples!r}")
     tallies: dict[str, _Tally] = {bot: _Tally() for bot in entered}
     meetings: dict[tuple[str, str], list[int]] = {}
+    fit_data = FitData()
     for number, outcome in enumerate(outcomes, start=1):
         _count(outcome, tallies, number)
         _count_meetings(outcome, meetings)
+        fit_data.add(outcome)
     if disqualified is not None:
         for bot, tally in tallies.items():
             tally.out = disqualified.get(bot)
@@ -175,11 +221,30 @@ def compute_standings(
         return (0, _mean(tally), tally.bullheads, bot)
 
     order = sorted(tallies, key=key)
+    fit = fit_data.fit(min(resamples, FIT_RESAMPLES), seed)
     bots = tuple(
-        _standing(rank, bot, tallies[bot], resamples, seed)
+        _with_fit(_standing(rank, bot, tallies[bot], resamples, seed), fit, order, tallies)
         for rank, bot in enumerate(order, start=1)
     )
-    return Standings(bots, _pairings(order, meetings))
+    return Standings(bots, _pairings(order, meetings), fit.note)
+
+
+def _with_fit(
+    line: BotStanding, fit: Fit, order: list[str], tallies: dict[str, _Tally]
+) -> BotStanding:
+    """The line with its whole deals, fitted strength and likelihood of superiority."""
+    fitted = fit.lines.get(line.bot)
+    below = order[line.rank] if line.rank < len(order) else None
+    los = None
+    if below is not None and not line.disqualified and tallies[below].out is None:
+        los = fit.superiority(line.bot, below)
+    return replace(
+        line,
+        whole_deals=fit.whole_deals.get(line.bot, 0),
+        strength=fitted.strength if fitted else None,
+        strength_ci=fitted.ci if fitted else None,
+        los=los,
+    )
 
 
 def _count(outcome: GameOutcome, tallies: dict[str, _Tally], number: int) -> None:
@@ -268,7 +333,8 @@ def _pairings(order: list[str], meetings: dict[tuple[str, str], list[int]]) -> t
 
 
 def standings_table(standings: Standings) -> str:
-    """The standings as a text table for people, best first."""
+    """The standings as a text table for people, best first, with a line under it for every
+    interval or fit that is missing and why."""
     headers = [
         "rank",
         "bot",
@@ -276,6 +342,8 @@ def standings_table(standings: Standings) -> str:
         "bullheads",
         "mean",
         "95% CI",
+        "fitted (95% CI)",
+        "LOS",
         "wins",
         "faults",
         "disqualified",
@@ -287,15 +355,45 @@ def standings_table(standings: Standings) -> str:
             line.games,
             line.bullheads,
             f"{line.mean:.2f}" if line.games else "-",
-            f"{line.ci[0]:.2f}-{line.ci[1]:.2f}" if line.games else "-",
+            _interval_cell(line.interval),
+            _strength_cell(line),
+            f"{line.los:.0%}" if line.los is not None else "",
             f"{line.wins:.2f}",
             _faults_cell(line),
             _disqualified_cell(line),
         ]
         for line in standings.bots
     ]
-    align = ("right", "left", "right", "right", "right", "center", "right", "left", "left")
-    return tabulate(rows, headers, colalign=align, disable_numparse=True)
+    align = ("right", "left", "right", "right", "right", "center", "center", "right", "right")
+    table = tabulate(rows, headers, colalign=(*align, "left", "left"), disable_numparse=True)
+    return "\n".join([table, *standings_notes(standings)])
+
+
+def standings_notes(standings: Standings) -> list[str]:
+    """What the table's columns mean where it is not obvious, and why a value is missing."""
+    notes = [
+        "fitted: bullheads per game against the whole field, for whom each bot met (the mean "
+        "when all met all equally); LOS: how likely it is really stronger than the next one"
+    ]
+    missing = [line for line in standings.bots if line.games and line.interval is None]
+    if missing:
+        names = ", ".join(line.bot for line in missing)
+        notes.append(f"no interval for {names}: {missing[0].why_no_interval}")
+    if standings.fit_note:
+        notes.append(standings.fit_note)
+    return notes
+
+
+def _interval_cell(interval: tuple[float, float] | None) -> str:
+    return f"{interval[0]:.2f}-{interval[1]:.2f}" if interval else "-"
+
+
+def _strength_cell(line: BotStanding) -> str:
+    if line.strength is None:
+        return "-"
+    if line.strength_ci is None:
+        return f"{line.strength:.2f}"
+    return f"{line.strength:.2f} ({_interval_cell(line.strength_ci)})"
 
 
 def _disqualified_cell(line: BotStanding) -> str:

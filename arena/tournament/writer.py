@@ -94,14 +94,17 @@ def write_csv(path: Path | str, standings: Standings) -> None:
             ["rank", "bot", "games", "bullheads", "mean", "ci_low", "ci_high", "wins", "faults"]
             + [f"faults_{kind.value}" for kind in kinds]
             + ["disqualified", "disqualified_in"]
+            + ["whole_deals", "strength", "strength_ci_low", "strength_ci_high", "los"]
         )
         for line in standings.bots:
-            numbers = [line.mean, *line.ci] if line.games else ["", "", ""]
+            numbers = [line.mean if line.games else "", *(line.interval or ("", ""))]
+            fitted = [line.strength, *(line.strength_ci or (None, None)), line.los]
             writer.writerow(
                 [line.rank, line.bot, line.games, line.bullheads, *numbers, line.wins]
                 + [line.faults]
                 + [line.faults_by_kind.get(kind, 0) for kind in kinds]
                 + [line.disqualified, line.disqualified_in]
+                + [line.whole_deals, *("" if value is None else value for value in fitted)]
             )
 
 

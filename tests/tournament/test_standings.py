@@ -144,6 +144,19 @@ def test_one_set_gives_a_point_interval() -> None:
     assert ci_of(duplicate_sets([3, 9])) == (6.0, 6.0)
 
 
+def test_an_interval_is_shown_from_two_whole_deals_and_its_absence_explained() -> None:
+    one = {line.bot: line for line in compute_standings(duplicate_sets([3, 9])).bots}["ann"]
+    assert (one.whole_deals, one.interval) == (1, None)
+    assert one.why_no_interval.startswith("one whole deal: an interval needs 2")
+    assert one.to_dict()["ci_low"] is None and one.to_dict()["no_interval"]
+    half = duplicate_sets([3, 9], [4, 5])[:3]  # the second deal lacks a rotation: not whole
+    assert {line.bot: line for line in compute_standings(half).bots}["ann"].interval is None
+    two = {line.bot: line for line in compute_standings(duplicate_sets([3, 9], [4, 5])).bots}
+    assert two["ann"].whole_deals == 2 and two["ann"].interval == two["ann"].ci
+    text = standings_table(compute_standings(duplicate_sets([3, 9])))
+    assert "no interval for ann, bob: one whole deal: an interval needs 2" in text
+
+
 def test_interval_holds_the_mean_and_is_deterministic() -> None:
     rng = random.Random(3)
     outcomes = duplicate_sets(*([rng.randrange(30), rng.randrange(30)] for _ in range(25)))
@@ -173,7 +186,7 @@ def test_needs_resamples() -> None:
 def test_standings_table() -> None:
     outcomes = [*ONE_DEAL, made_up(SEATS, [0, 0, 1], deal=1, faults=[fault(2, FaultKind.TIMEOUT)])]
     text = standings_table(compute_standings(outcomes))
-    header, _, *rows = text.splitlines()
+    header, _, *rows = text.splitlines()[:5]
     for column in ["rank", "bot", "games", "bullheads", "mean", "95% CI", "wins", "faults"]:
         assert column in header
     assert header.rstrip().endswith("disqualified")
@@ -208,6 +221,12 @@ def test_json_form() -> None:
         "faults_by_kind": {},
         "disqualified": False,
         "disqualified_in": None,
+        "no_interval": "one whole deal: an interval needs 2 (every rotation of a deal)",
+        "whole_deals": 1,
+        "strength": pytest.approx(14 / 3),
+        "strength_ci_low": None,
+        "strength_ci_high": None,
+        "los": None,
     }
     assert data["pairwise"][0] == {
         "bot": "bob",
@@ -233,4 +252,5 @@ def test_csv(tmp_path: Path) -> None:
         "0",
     )
     assert rows[1]["disqualified"] == "False"
-    assert float(rows[1]["ci_low"]) == pytest.approx(16 / 3)
+    assert rows[1]["ci_low"] == ""  # one deal, and not even whole: no interval
+    assert float(rows[1]["strength"]) == pytest.approx(16 / 3)

@@ -1,0 +1,293 @@
+"""`arena compare NEW OLD`: is the new version of a bot better than the old one?
+
+The games are the paired design of `pairs` (every deal in every rotation, once with NEW and once
+with OLD in the same seat, against the same field with the same seeds), played by the tournament
+runner itself (`run_tournament` with this plan): the same bot processes, limits, sandbox,
+deadlines, fault handling, results database, resume and output files as `arena run`. After each
+game the deals it completes go to the sequential test (`sprt`), deal by deal in schedule order;
+at the first bound reached the run stops, and the games still in progress are abandoned.
+
+Resumable like a tournament: the results database holds every finished game, the comparison's
+bots (by name and fingerprint: a changed bot is refused) and its rules; the same command again
+reads the stored games first, in deal order, and plays on only if the test has not decided. The
+test is recomputed from the stored deals each time, so the verdict never depends on how many
+games were in progress when it came, nor on the concurrency; a larger `--max-games` carries an
+undecided comparison on, and other hypotheses (`--margin`, `--alpha`, `--beta`) read the same
+games again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from arena.server.lobby import BotSpec
+from arena.server.specs import bot_spec
+from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.errors import ScheduleError
+from arena.tournament.outcome import GameOutcome, GameSpec
+from arena.tournament.pairs import PairedDeals, paired_schedule
+from arena.tournament.problems import Problems
+from arena.tournament.runner import Announce, run_tournament
+from arena.tournament.sprt import Hypotheses, SequentialTest, SprtState, Verdict, final_verdict
+from arena.tournament.standings import Standings
+from arena.tournament.store import ResultStore
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+"""The sample bots, the default field."""
+DEFAULT_FIELD = ("heuristic", "lowest", "random")
+"""The sample bots of the default field: `sample_bots/python/NAME_bot.py`, named NAME."""
+DEFAULT_MAX_GAMES = 10_000
+"""Games at most, NEW's and OLD's together: at a margin of 1 bullhead a comparison of whole games
+takes about 4,000 to 5,000 games to accept H0 for two equal bots (a deal's difference varies by
+about 9 to 10 bullheads), so most comparisons end with a verdict within it."""
+NOT_SHARED = ("players", "games", "sample", "gauntlet", "replace", "allow_faults", "build_timeout")
+"""Tournament settings that `arena compare` does not take: the table is the candidate and the
+field, the games are decided by the test (`--max-games`), and the rest concern tournaments."""
+
+Progress = Callable[[SprtState, int], None]
+"""Told the test's state and the games stored, after every deal the test reads."""
+
+
+def default_field() -> tuple[BotSpec, ...]:
+    """The sample bots heuristic, lowest and random."""
+    return tuple(bot_spec(name, str(SAMPLE_BOTS / f"{name}_bot.py")) for name in DEFAULT_FIELD)
+
+
+@dataclass(frozen=True)
+class CompareConfig:
+    """Everything a comparison needs."""
+
+    new: BotSpec
+    old: BotSpec
+    field: tuple[BotSpec, ...]
+    """The other seats of every table."""
+    tournament: TournamentConfig
+    """The settings shared with `arena run` (rules, seed, deadlines, limits, output...); its bots
+    and table size are the comparison's (`table`)."""
+    hypotheses: Hypotheses = dataclasses.field(default_factory=Hypotheses)
+    max_games: int = DEFAULT_MAX_GAMES
+
+    @property
+    def players(self) -> int:
+        return 1 + len(self.field)
+
+    @property
+    def games_per_deal(self) -> int:
+        """Every rotation, with NEW and with OLD."""
+        return 2 * self.players
+
+    @property
+    def max_deals(self) -> int:
+        return self.max_games // self.games_per_deal
+
+    def table(self) -> TournamentConfig:
+        """The tournament configuration the runner plays the comparison with."""
+        return replace(
+            self.tournament,
+            bots=(self.new, self.old, *self.field),
+            players=self.players,
+            games=None,
+            sample=None,
+            gauntlet=None,
+            replace=None,
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """What the results database holds besides the tournament's rules: the comparison's
+        candidates and field, so that no other comparison or tournament mixes with it."""
+        return {
+            "compare": {
+                "new": self.new.name,
+                "old": self.old.name,
+                "field": sorted(bot.name for bot in self.field),
+            }
+        }
+
+    def check(self) -> None:
+        """ConfigError naming the first problem."""
+        if not self.field:
+            raise ConfigError("the field needs at least one bot: give --field BOT")
+        names = [self.new.name, self.old.name, *(bot.name for bot in self.field)]
+        doubles = sorted({name for name in names if names.count(name) > 1})
+        if doubles:
+            raise ConfigError(
+                f"two bots are named {doubles[0]!r} (NEW, OLD and the field must all differ): "
+                "name them with NAME=COMMAND"
+            )
+        if self.players > 10:
+            raise ConfigError(
+                f"a table holds at most 10 bots: the candidate and {len(self.field)} field "
+                "bots are too many"
+            )
+        if self.max_deals < 1:
+            raise ConfigError(
+                f"--max-games {self.max_games} is less than one deal: each deal is "
+                f"{self.games_per_deal} games (every rotation, with NEW and with OLD)"
+            )
+        self.table().check()
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """How a comparison stands at the end of a run."""
+
+    config: CompareConfig
+    state: SprtState
+    """The test over the deals read (up to its verdict's)."""
+    played: int
+    """Games this run played."""
+    stored: int
+    """Games in the results database."""
+    interrupted: bool
+    """Stopped (Ctrl-C, SIGTERM) before a verdict or the cap."""
+    problems: Problems
+    standings: Standings
+    """Of every stored game: NEW, OLD and the field, with the fit (NEW and OLD never meet)."""
+
+    @property
+    def verdict(self) -> Verdict:
+        return final_verdict(self.state)
+
+    @property
+    def games(self) -> int:
+        """Games in the deals the test read: the games it took to its verdict."""
+        return self.state.deals * self.config.games_per_deal
+
+    def to_dict(self) -> dict[str, Any]:
+        """What `--json` prints."""
+        state, hypotheses = self.state, self.config.hypotheses
+        return {
+            "new": self.config.new.name,
+            "old": self.config.old.name,
+            "field": sorted(bot.name for bot in self.config.field),
+            "verdict": self.verdict.value,
+            "games": self.games,
+            "deals": state.deals,
+            "mean_difference": state.mean if state.deals else None,
+            "ci_low": state.ci[0] if state.ci else None,
+            "ci_high": state.ci[1] if state.ci else None,
+            "llr": state.llr,
+            "lower_bound": state.lower_bound,
+            "upper_bound": state.upper_bound,
+            "margin": hypotheses.margin,
+            "alpha": hypotheses.alpha,
+            "beta": hypotheses.beta,
+            "max_games": self.config.max_games,
+            "played": self.played,
+            "stored": self.stored,
+            "interrupted": self.interrupted,
+            "problems": self.problems.to_dict(),
+        }
+
+
+async def run_compare(
+    config: CompareConfig,
+    progress: Progress | None = None,
+    *,
+    stop: asyncio.Event | None = None,
+    announce: Announce | None = None,
+) -> CompareResult:
+    """Play the comparison until the test decides or `max_games` are stored; `stop` (Ctrl-C)
+    ends it early as it ends a tournament: what finished is kept, a resume carries on."""
+    config.check()
+    deals = PairedDeals(config.new.name, config.old.name, config.players)
+    test = SequentialTest(config.hypotheses)
+    decided = asyncio.Event()
+    stored = 0
+
+    def take(outcome: GameOutcome) -> None:
+        nonlocal stored
+        stored += 1
+        for difference in deals.add(outcome):
+            if test.verdict is None and test.deals < config.max_deals:
+                test.add(difference)
+                if progress is not None:
+                    progress(test.state(), stored)
+        if test.verdict is not None or test.deals >= config.max_deals:
+            decided.set()
+
+    def plan(table: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+        """Called by the runner with the seed decided and the stored bots checked: the stored
+        games go to the test first; the games to play are those of the deals still needed."""
+        for outcome in store.results():
+            take(outcome)
+        if decided.is_set():
+            return []
+        assert table.seed is not None, "the runner decides the seed before it plans"
+        try:
+            return paired_schedule(
+                config.new.name,
+                config.old.name,
+                [bot.name for bot in config.field],
+                table.settings(),
+                table.seed,
+                config.max_deals,
+            )
+        except ScheduleError as error:
+            raise ConfigError(str(error)) from None
+
+    halt = asyncio.Event()  # the runner's stop: a verdict, the cap, or the caller's stop
+    watchers = [asyncio.ensure_future(_relay(decided, halt))]
+    if stop is not None:
+        watchers.append(asyncio.ensure_future(_relay(stop, halt)))
+    try:
+        summary = await run_tournament(
+            config.table(),
+            stop=halt,
+            announce=announce,
+            games=plan,
+            identity=config.identity(),
+            saved=take,
+        )
+    finally:
+        for watcher in watchers:
+            watcher.cancel()
+    return CompareResult(
+        config,
+        test.state(),
+        summary.played,
+        summary.stored,
+        summary.interrupted and not decided.is_set(),
+        summary.problems,
+        summary.standings,
+    )
+
+
+async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
+    await source.wait()
+    target.set()
+
+
+def verdict_lines(result: CompareResult) -> list[str]:
+    """The verdict for people: what it means, the mean difference with its interval, the LLR."""
+    state, h = result.state, result.config.hypotheses
+    new, old = result.config.new.name, result.config.old.name
+    meaning = {
+        Verdict.H1: f"H1: {new} is better than {old}, by at least {h.margin:g} bullheads a game",
+        Verdict.H0: f"H0: {new} is no better than {old} (not by {h.margin:g} bullheads a game)",
+        Verdict.UNDECIDED: (
+            f"undecided: neither bound was reached in {result.games} games; a larger "
+            "--max-games carries the comparison on"
+        ),
+    }[result.verdict]
+    lines = [f"verdict {meaning} (alpha {h.alpha:g}, beta {h.beta:g})"]
+    if state.deals:
+        interval = (
+            f"95% interval {state.ci[0]:+.2f} to {state.ci[1]:+.2f}"
+            if state.ci
+            else "no interval from one deal"
+        )
+        lines.append(
+            f"mean difference {state.mean:+.2f} bullheads a game, {new} minus {old} "
+            f"(negative: {new} takes fewer; {interval})"
+        )
+    lines.append(
+        f"LLR {state.llr:+.2f}, bounds {state.lower_bound:+.2f} (H0) and "
+        f"{state.upper_bound:+.2f} (H1), after {state.deals} deals: {result.games} games"
+    )
+    return lines

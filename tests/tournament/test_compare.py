@@ -1,0 +1,86 @@
+"""`arena compare` for real: bot processes over gRPC, the test stopping at its verdict, the results
+stored and resumed.
+
+- The heuristic sample bot (NEW) against its noisy twin (OLD, 60% of its cards at random, two
+  rounds a game, a margin of 2 bullheads): H1.
+- The heuristic against an identical copy: every deal's difference is exactly 0, and the test
+  accepts H0 after its minimum of 10 deals (80 games), its LLR finite; first stopped undecided
+  by a small --max-games, then carried on from what was stored.
+
+Each is kept to a few hundred one- or two-round games, well under a minute on two cores.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.sprt import MIN_DEALS
+from tests.server.helpers import SAMPLE_BOTS
+
+pytestmark = pytest.mark.integration
+
+ARENA = Path(sys.executable).parent / "arena"
+HEURISTIC = str(SAMPLE_BOTS / "heuristic_bot.py")
+NOISY = str(SAMPLE_BOTS / "noisy_heuristic_bot.py")
+FAST = ["--seed", "3", "--reuse-processes", "--concurrency", "2", "--json"]
+
+
+def compare(output: Path, *args: str) -> dict[str, Any]:
+    """`arena compare ... --json`, its exit status 0, its result."""
+    command = [str(ARENA), "compare", *args, *FAST, "--output", str(output)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    assert result["problems"]["faults"] == {}, result["problems"]
+    return result
+
+
+def test_the_heuristic_is_better_than_its_noisy_twin(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    args = [f"new={HEURISTIC}", f"old={NOISY} --share 0.6", "--max-rounds", "2", "--margin", "2"]
+    result = compare(tmp_path / "out", *args)
+    assert result["verdict"] == "H1"
+    assert result["llr"] >= result["upper_bound"] == pytest.approx(2.944, abs=1e-3)
+    assert result["games"] == result["deals"] * 8 and result["deals"] >= MIN_DEALS
+    assert result["ci_high"] < 0 and result["ci_low"] < result["mean_difference"]
+    assert result["stored"] >= result["games"]
+    assert result["field"] == ["heuristic", "lowest", "random"]
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    fitted = {line["bot"]: line["strength"] for line in standings["standings"]}
+    assert fitted["new"] < fitted["old"]  # NEW and OLD never met: the fit ranks them all the same
+    again = compare(tmp_path / "out", *args)  # resumed: decided already, nothing to play
+    assert again["played"] == 0
+    assert {key: again[key] for key in ("verdict", "games", "llr")} == {
+        key: result[key] for key in ("verdict", "games", "llr")
+    }
+
+
+def test_an_identical_copy_is_no_better(tmp_path: Path, no_leftover_processes: None) -> None:
+    args = [f"new={HEURISTIC}", f"old={HEURISTIC}", "--max-rounds", "1"]
+    first = compare(tmp_path / "out", *args, "--max-games", "48")  # 6 deals: too few to decide
+    assert (first["verdict"], first["games"], first["played"]) == ("undecided", 48, 48)
+    result = compare(tmp_path / "out", *args)
+    assert result["verdict"] == "H0"
+    assert result["deals"] == MIN_DEALS and result["games"] == 8 * MIN_DEALS
+    assert result["played"] <= 8 * MIN_DEALS - 48 + 2  # carried on: the stored deals were kept
+    assert result["mean_difference"] == 0 and (result["ci_low"], result["ci_high"]) == (0, 0)
+    assert result["llr"] == pytest.approx(MIN_DEALS / 2 * -2.3978952728, rel=1e-6)  # log(1/11)
+
+
+def test_bad_input_is_one_line() -> None:
+    result = CliRunner().invoke(main, ["compare", f"a={HEURISTIC}", f"heuristic={HEURISTIC}"])
+    assert result.exit_code == 2
+    assert "two bots are named 'heuristic'" in result.output
+    result = CliRunner().invoke(
+        main, ["compare", f"a={HEURISTIC}", f"b={HEURISTIC}", "--max-games", "7"]
+    )
+    assert result.exit_code == 2 and "less than one deal" in result.output
