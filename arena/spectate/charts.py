@@ -79,12 +79,17 @@ def _number(value: float) -> str:
 
 
 def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
-    """Each bot's bullheads per game as a dot on its 95% interval, best at the top."""
+    """Each bot's bullheads per game as a dot on its 95% interval, best at the top; a bot with no
+    interval (fewer than two whole deals) has the dot alone, and the fitted strength, where it
+    differs from the mean, is a ring."""
     bots = standings.bots
+    played = [line for line in bots if line.games]
     left, right, row, top = 170, 120, 30, 46
     width = 760
     plot = width - left - right
-    ticks = nice_ticks(min(b.ci[0] for b in bots), max(b.ci[1] for b in bots))
+    values = [v for b in played for v in (*(b.interval or ()), b.mean)]
+    values += [b.strength for b in played if b.strength is not None]
+    ticks = nice_ticks(min(values, default=0.0), max(values, default=1.0))
     low, high = ticks[0], ticks[-1]
 
     def x(value: float) -> float:
@@ -102,23 +107,47 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
             f"{_number(tick)}</text>"
         )
     parts.append(
-        f"<text class=axis x={left} y=14>bullheads per game (dot) and 95% interval · "
-        "fewer is better ←</text>"
+        f"<text class=axis x={left} y=14>bullheads per game (dot), 95% interval, fitted (ring) "
+        "· fewer is better ←</text>"
     )
     for index, line in enumerate(bots):
         y = top + row * index + row / 2
         colour = colours[line.bot]
+        if not line.games:
+            parts.append(
+                f"<g><title>{_e(line.bot)}: no game yet</title>"
+                f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
+                f"{line.rank}. {_label(line.bot)}</text></g>"
+            )
+            continue
+        interval = line.interval
+        spread = (
+            f"95% interval {interval[0]:.2f} to {interval[1]:.2f}"
+            if interval
+            else f"no interval: {line.why_no_interval}"
+        )
+        fitted = "" if line.strength is None else f", fitted {line.strength:.2f}"
         parts.append(
-            f"<g><title>{_e(line.bot)}: {line.mean:.2f} per game, 95% interval "
-            f"{line.ci[0]:.2f} to {line.ci[1]:.2f}, {line.games} games"
-            f"{', disqualified' if line.disqualified else ''}</title>"
+            f"<g><title>{_e(line.bot)}: {line.mean:.2f} per game, {_e(spread)}{fitted}, "
+            f"{line.games} games</title>"
             f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
-            f"{line.rank}. {_label(line.bot)}{' ✕' if line.disqualified else ''}</text>"
-            f"<line x1={x(line.ci[0]):.1f} x2={x(line.ci[1]):.1f} y1={y:.1f} y2={y:.1f} "
-            f"stroke='{colour}' stroke-width=6 stroke-linecap=round opacity=0.45 />"
+            f"{line.rank}. {_label(line.bot)}</text>"
+        )
+        if interval:
+            parts.append(
+                f"<line x1={x(interval[0]):.1f} x2={x(interval[1]):.1f} y1={y:.1f} y2={y:.1f} "
+                f"stroke='{colour}' stroke-width=6 stroke-linecap=round opacity=0.45 />"
+            )
+        if line.strength is not None and abs(line.strength - line.mean) >= 0.005:
+            parts.append(
+                f"<circle class=fitted cx={x(line.strength):.1f} cy={y:.1f} r=8 fill=none "
+                f"stroke='{colour}' stroke-width=2 />"
+            )
+        shown = f"({interval[0]:.1f}&ndash;{interval[1]:.1f})" if interval else "(no interval)"
+        parts.append(
             f"<circle cx={x(line.mean):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
             f"<text class=value x={x(high) + 8:.1f} y={y + 4:.1f}>{line.mean:.1f} "
-            f"<tspan class=quiet>({line.ci[0]:.1f}&ndash;{line.ci[1]:.1f})</tspan></text></g>"
+            f"<tspan class=quiet>{shown}</tspan></text></g>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -358,13 +358,19 @@ def _header(
 
 
 def _points_note(standings: Standings) -> str:
-    """Say why every interval is a point, rather than leave people wondering."""
-    if any(line.ci[0] != line.ci[1] for line in standings.bots):
-        return ""
-    return (
-        "<p class=quiet>Every interval is a single point: one deal per table gives the bootstrap "
-        "nothing to resample. Play more deals (<code>--games</code>) to see the uncertainty.</p>"
-    )
+    """Say why an interval or the fit is missing, rather than leave people wondering."""
+    missing = [line for line in standings.bots if line.games and line.interval is None]
+    notes = []
+    if missing:
+        names = ", ".join(_e(line.bot) for line in missing)
+        notes.append(
+            f"No interval for {names}: {_e(missing[0].why_no_interval)}; from a single deal "
+            "every bootstrap resample is that deal, and the interval would be a point. Play more "
+            "deals (<code>--games</code>) to see the uncertainty."
+        )
+    if standings.fit_note:
+        notes.append(_e(standings.fit_note[:1].upper() + standings.fit_note[1:]) + ".")
+    return "".join(f"<p class=quiet>{note}</p>" for note in notes)
 
 
 def _game_link(game_id: str, embedded: Collection[str]) -> str:
@@ -392,16 +398,32 @@ def _standings_table(
             f"{_e(line.bot)}{flags}</td>"
             f"<td class=num>{line.games:,}</td><td class=num>{line.bullheads:,}</td>"
             f"<td class='num mean'>{line.mean:.2f}</td>"
-            f"<td class=num>{line.ci[0]:.2f} &ndash; {line.ci[1]:.2f}</td>"
+            f"{_interval_cell(line.interval, line.why_no_interval)}"
+            f"<td class=num>{'' if line.strength is None else f'{line.strength:.2f}'}</td>"
+            f"{_interval_cell(line.strength_ci, line.why_no_interval or standings.fit_note)}"
+            f"<td class=num>{'' if line.los is None else f'{line.los:.0%}'}</td>"
             f"<td class=num>{line.wins:g}</td><td class=num>{win_share:.0f}%</td>"
             f"<td class=num>{line.faults or ''}</td></tr>"
         )
     head = (
         "<tr><th class=num>#</th><th>bot</th><th class=num>games</th><th class=num>bullheads</th>"
-        "<th class=num>per game</th><th class=num>95% interval</th><th class=num>wins</th>"
+        "<th class=num>per game</th><th class=num>95% interval</th>"
+        "<th class=num title='Bullheads per game expected against the whole field, accounting "
+        "for whom the bot met: its mean when every bot met every other equally'>fitted</th>"
+        "<th class=num>95% interval</th>"
+        "<th class=num title='The likelihood that the bot is really stronger than the next one "
+        "down (the share of bootstrap resamples of the fit in which it is)'>LOS</th>"
+        "<th class=num>wins</th>"
         "<th class=num>win rate</th><th class=num>faults</th></tr>"
     )
     return f"<table id=standings-table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _interval_cell(interval: tuple[float, float] | None, why: str) -> str:
+    """An interval's cell; a dash that says why where there is none."""
+    if interval is None:
+        return f"<td class='num quiet' title='{_e(why)}'>&ndash;</td>"
+    return f"<td class=num>{interval[0]:.2f} &ndash; {interval[1]:.2f}</td>"
 
 
 def _problems(source: GameSource, standings: Standings, out: Mapping[str, Disqualification]) -> str:
