@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import errno
 import json
+import os
 import random
 import shlex
 import signal
@@ -424,30 +425,48 @@ class InputProblem(click.ClickException):
     exit_code = EXIT_INPUT
 
 
+class _Place:
+    """Where a command writes, once it knows (`arena run`: its output folder): SQLite's errors
+    name no file, so the line says which folder, and whether it is read-only."""
+
+    folder: Path | None = None
+
+
 @contextlib.contextmanager
-def _one_line(write_fix: str) -> Iterator[None]:
+def _one_line(write_fix: str) -> Iterator[_Place]:
     """Report what the user can fix as one line and exit status 2, never a traceback: bad input
     (the arena's own errors) and every OSError or SQLite error (a folder it cannot write, a full
     disk, a damaged database). `write_fix` says what to do about a place that cannot be written.
     The one place `arena run` (and the spectators' commands) turn such errors into a line."""
+    place = _Place()
     try:
-        yield
+        yield place
     except BAD_INPUT as error:
         raise click.UsageError(str(error)) from None
     except SpectateError as error:
         raise InputProblem(str(error)) from None
     except (OSError, sqlite3.Error) as error:
-        raise InputProblem(environment_problem(error, write_fix)) from None
+        raise InputProblem(environment_problem(error, write_fix, place.folder)) from None
 
 
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 
-def environment_problem(error: OSError | sqlite3.Error, write_fix: str) -> str:
-    """One line for an OSError or SQLite error: what could not be done, where, and the fix."""
+def environment_problem(
+    error: OSError | sqlite3.Error, write_fix: str, folder: Path | None = None
+) -> str:
+    """One line for an OSError or SQLite error: what could not be done, where, and the fix;
+    `folder` is where the command writes, when it knows."""
     kept = "the games stored are kept, and the same command carries on from them"
     free = f"free some space; {kept}"
+    if (
+        isinstance(error, sqlite3.OperationalError)
+        and folder is not None
+        and folder.is_dir()
+        and not os.access(folder, os.W_OK)
+    ):
+        return f"cannot write {folder}: it is read-only ({error}): {write_fix}"
     if isinstance(error, OSError):
         where = f" {error.filename}" if error.filename else " the results"
         why = error.strerror or str(error)
@@ -508,10 +527,11 @@ def run(
     from arena.tournament.config import TournamentConfig, load
 
     write_fix = "choose a folder you can write to with --output"
-    with _one_line(write_fix):
+    with _one_line(write_fix) as place:
         config = load(tournament_file) if tournament_file else TournamentConfig()
         given = {key: value for key, value in overrides.items() if value is not None}
         config = config.with_settings(given)
+        place.folder = config.output
         if bots:
             config = replace(config, bots=tuple(bots))
         summary = asyncio.run(_run(config, submissions, quiet or as_json))
@@ -526,7 +546,7 @@ def run(
         document = {
             **summary.standings.to_dict(),
             "problems": problems.to_dict(),
-            "games": {"stored": summary.stored, "total": summary.total, "played": summary.played},
+            "games": {"stored": summary.stored, "planned": summary.total},
         }
         if summary.run:
             document["run"] = summary.run

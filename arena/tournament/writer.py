@@ -25,6 +25,7 @@ from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import (
     LEFT_OUT,
     LOGS,
+    PLANNED,
     REPLAYS,
     RUN,
     STANDINGS_CSV,
@@ -76,6 +77,7 @@ def write_standings(
     logs = {line.bot: log_tail(output / LOGS / f"{line.bot}.log") for line in standings.bots}
     problems = find_problems(standings, list(out.values()), left_out, logs)
     document = {**standings.to_dict(), "problems": problems.to_dict()}
+    document["games"] = {"stored": store.count(), "planned": store.notes().get(PLANNED)}
     run = store.notes().get(RUN)
     if run is not None:  # the seed, and whether the bots ran sealed: for the organizer
         document["run"] = run

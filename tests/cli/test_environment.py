@@ -144,11 +144,7 @@ def test_a_full_disk_is_one_line_and_keeps_the_games(tmp_path: Path) -> None:
         check=False,
     )
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout)["games"] == {
-        "stored": 120,
-        "total": 120,
-        "played": 120 - stored,
-    }
+    assert json.loads(resumed.stdout)["games"] == {"stored": 120, "planned": 120}
 
 
 @pytest.mark.integration
