@@ -54,6 +54,7 @@ from distributed.security import Security
 
 from arena.players import Referee
 from arena.server.cgroups import RunCgroups
+from arena.server.fairness import CpuMode
 from arena.server.lobby import Bot, BotSpec
 from arena.server.sandbox import Sandbox, SandboxError, allocate_uids, find_sandbox
 from arena.server.session import Session, open_session
@@ -250,16 +251,21 @@ class Cluster:
         config: TournamentConfig,
         announce: Callable[[str], None] | None = None,
         workers_up: WorkersUp | None = None,
+        sealed: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> AsyncIterator[DaskExecutor]:
         """The run's executor: its bundle given to every worker (a worker plugin, so a worker
         that joins later gets it too), then the games; on leaving, each worker's bot logs are
-        brought back and its bots stopped (the plugin removed)."""
+        brought back and its bots stopped (the plugin removed). `sealed` is told how the
+        workers up at the start run their bots: as a local run's session says it when they all
+        say the same, else each worker's by its name."""
         say = announce or (lambda line: None)
         run = RunPlugin(secrets.token_hex(8), self.bundle(config))
         await self.client.register_plugin(run, name=run.name)
         executor = DaskExecutor(self, run.name, config, say, workers_up)
         try:
             await executor.start()
+            if sealed is not None:
+                sealed(executor.how_bots_run())
             yield executor
         finally:
             await executor.stop()
@@ -329,6 +335,8 @@ class DaskExecutor:
         """Workers that made every bot ready."""
         self._checking: dict[str, asyncio.Task[None]] = {}
         self._sealing: set[str] = set()
+        self._runs: dict[str, dict[str, Any]] = {}
+        """How each worker's session runs the bots, by address."""
         self._poller: asyncio.Task[None] | None = None
 
     # -- workers --
@@ -354,6 +362,13 @@ class DaskExecutor:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    def how_bots_run(self) -> dict[str, Any]:
+        """How the workers run the bots: one worker's record if they all agree, else each's."""
+        runs = list(self._runs.values())
+        if runs and all(run == runs[0] for run in runs):
+            return dict(runs[0])
+        return {"workers": {self.labels[a]: run for a, run in sorted(self._runs.items())}}
 
     def report(self) -> WorkersReport:
         """Games played by each worker, and the workers lost, for the summary."""
@@ -415,6 +430,7 @@ class DaskExecutor:
             self._say(f"worker {self.labels[address]} cannot play every bot, so plays none: {why}")
             return
         self._fit.add(address)
+        self._runs[address] = ready.run
         if ready.sealing and ready.sealing not in self._sealing:
             self._sealing.add(ready.sealing)
             self._say(f"worker {self.labels[address]}: {ready.sealing}")
@@ -559,9 +575,11 @@ class Ready:
     address: str
     label: str
     sealing: str = ""
-    """How its bots run, when not sealed in full (the organizer is told)."""
+    """How its bots run, when not sealed in full or not given fair CPU (the organizer is told)."""
     errors: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     """The bots it cannot play, by name: why, and the end of the build's log."""
+    run: dict[str, Any] = field(default_factory=dict)
+    """How its session runs the bots, as a local run records it (sealing, cgroups, CPU)."""
 
 
 class Unfit(Exception):
@@ -800,9 +818,12 @@ class WorkerArena:
     async def _ready(self) -> Ready:
         await self._open()
         assert self._session is not None
-        sealing = self._session.sealing
-        shown = "" if sealing.sealed and sealing.cgroups else sealing.describe()
-        return Ready(self.address, self.label, shown, dict(self._errors))
+        sealing, cpu = self._session.sealing, self._session.cpu
+        lines = [] if sealing.sealed and sealing.cgroups else [sealing.describe()]
+        if cpu.note and cpu.asked is not CpuMode.SHARED:  # fair CPU unavailable, or incomplete
+            lines.append(cpu.describe())
+        run = {**sealing.to_dict(), "cpu": cpu.to_dict()}
+        return Ready(self.address, self.label, "; ".join(lines), dict(self._errors), run)
 
     async def _play(self, spec: GameSpec, state: dict[str, tuple[int, str]]) -> Played:
         executor = await self._open()

@@ -335,14 +335,14 @@ async def _executor(
 ) -> AsyncIterator[Executor]:
     """The one place that chooses where the games run: on a Dask cluster's workers (each with
     an arena session of its own), or on this machine's one session. `sealed` is told how this
-    machine's session runs its bots (`Sealing.to_dict`); a cluster's workers say it as a line."""
+    machine's session runs its bots (`Sealing.to_dict`), or how the cluster's workers do."""
     if cluster is not None or config.distributed:
         from arena.tournament.cluster import open_cluster  # loads Dask: only for a cluster
 
         async with contextlib.AsyncExitStack() as stack:
             if cluster is None:
                 cluster = await stack.enter_async_context(open_cluster(config))
-            async with cluster.executor(config, say, workers_up) as executor:
+            async with cluster.executor(config, say, workers_up, sealed) as executor:
                 yield executor
         return
     async with open_session(
