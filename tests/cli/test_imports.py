@@ -81,3 +81,12 @@ def test_the_check_is_not_vacuous() -> None:
     """`arena run --help` builds its options from the tournament's configuration, which does
     load gRPC: the same check sees it there."""
     assert "grpc" in wire(loaded("run", "--help"))
+
+
+DASK = ("dask", "distributed")
+"""Module name prefixes of Dask, which only `arena run --cluster` and `--workers` load."""
+
+
+def test_the_cli_loads_no_dask_unless_it_runs_on_a_cluster() -> None:
+    for modules in (loaded(), loaded("--help"), loaded("run", "--help")):
+        assert [name for name in modules if name.startswith(DASK)] == []
