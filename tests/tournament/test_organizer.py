@@ -119,7 +119,7 @@ def test_a_changed_bot_is_refused_then_replaced(
     mine = tmp_path / "mine.py"
     shutil.copy(SAMPLES / "lowest_bot.py", mine)
     output = tmp_path / "out"
-    base = replace(config(output, "heuristic", "random"), bots=(*config(output, "heuristic").bots,))
+    base = config(output, "heuristic")
     entered = replace(base, bots=(*base.bots, parse_bot(f"mine={mine}")))
     assert run(entered) == (2, 2)
     shutil.copy(SAMPLES / "highest_bot.py", mine)  # a new version of it
