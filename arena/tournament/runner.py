@@ -226,18 +226,17 @@ def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[s
             f"{folder} holds a balanced sample drawn for bots {', '.join(sorted(stored))}: "
             "a sample cannot take other bots; choose a new --output folder"
         )
-    replaced = 0
-    for name, entry in entries.items():
+    for name, entry in entries.items():  # every bot checked before anything is dropped
         known = stored.get(name)
-        if name == config.replace:
-            replaced = store.replace(name, entry.fingerprint)
-        elif known is not None and known.fingerprint != entry.fingerprint:
+        if name != config.replace and known is not None and known.fingerprint != entry.fingerprint:
             raise ConfigError(
                 f"bot {name!r} has changed since it played in {folder} "
                 f"({differences(known.fingerprint, entry.fingerprint)}): choose a new --output "
                 f"folder, or --replace {name} to drop its games and play them again"
             )
-    return replaced
+    if config.replace is None:
+        return 0
+    return store.replace(config.replace, entries[config.replace].fingerprint)
 
 
 def _games(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
