@@ -11,7 +11,10 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
 - memory: the arena's peak resident memory for 100 and for 2,000 games (`bench.e2e`);
 - cluster: the same tournament on the local executor and on a local Dask cluster of 1 and 2
   worker processes: games/s and ms a game (the cluster executor's overhead), and a worker's peak
-  resident memory for 100 and for 2,000 games (`bench.cluster`).
+  resident memory for 100 and for 2,000 games (`bench.cluster`);
+- sealing: a sealed bot's start-up against an unsealed one's, and the e2e tournament unsealed and
+  sealed, with one process for all games (the baseline: how bots ran before sealing), a process
+  per seat rotation (the default) and a fresh process per game (`bench.sealing`).
 
 Everything is measured in this one run, so every ratio compares figures taken under the same
 load: on a shared machine the absolute figures move, the ratios much less. Each timed section
@@ -61,6 +64,13 @@ class Sizes:
     cluster_max_rounds: int | None = None
     cluster_memory_games: tuple[int, int] = (100, 2000)
     """Games of one round on one worker, for its memory."""
+    sealing_trials: int = 10
+    """Start-ups of a sealed and of an unsealed bot, alternately."""
+    sealing_games: int = 40
+    """Games of each sealing tournament (at the default concurrency)..."""
+    sealing_per_game_games: int = 16
+    """...but for the one with a fresh process per game, which starts four a game."""
+    sealing_max_rounds: int | None = None
 
 
 QUICK = Sizes(
@@ -75,10 +85,14 @@ QUICK = Sizes(
     cluster_games=8,
     cluster_max_rounds=1,
     cluster_memory_games=(4, 8),
+    sealing_trials=2,
+    sealing_games=4,
+    sealing_per_game_games=4,
+    sealing_max_rounds=1,
 )
 """Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test)."""
 
-SECTIONS = ("engine", "floor", "e2e", "memory", "cluster")
+SECTIONS = ("engine", "floor", "e2e", "memory", "cluster", "sealing")
 
 
 def _child(module: str, *args: str) -> dict[str, Any]:
@@ -158,12 +172,25 @@ def run_cluster(sizes: Sizes) -> dict[str, Any]:
     return {"speed": speed, "memory": memory}
 
 
+def run_sealing(sizes: Sizes) -> dict[str, Any]:
+    """The sealing section: start-ups, then its five tournaments (see `bench.sealing`)."""
+    args = [
+        f"--trials={sizes.sealing_trials}",
+        f"--games={sizes.sealing_games}",
+        f"--per-game-games={sizes.sealing_per_game_games}",
+    ]
+    if sizes.sealing_max_rounds is not None:
+        args.append(f"--max-rounds={sizes.sealing_max_rounds}")
+    return _child("bench.sealing", *args)
+
+
 RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "engine": run_engine,
     "floor": run_floor,
     "e2e": run_e2e,
     "memory": run_memory,
     "cluster": run_cluster,
+    "sealing": run_sealing,
 }
 
 
@@ -354,8 +381,38 @@ def table(results: dict[str, Any]) -> str:
             ]
         )
     rows.extend(_cluster_rows(results.get("cluster")))
+    rows.extend(_sealing_rows(results.get("sealing")))
     headers = ["measured", "figure", "value", "baseline", "ratio"]
     return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
+
+
+def _sealing_rows(sealing: dict[str, Any] | None) -> list[list[Any]]:
+    """The sealing section's rows: start-up sealed against unsealed, and each tournament's
+    decisions/s against the baseline's (unsealed, one process for all games)."""
+    if not sealing:
+        return []
+    if "skipped" in sealing:
+        return [["sealing", "skipped", sealing["skipped"], "", ""]]
+    startup = sealing["startup"]
+    sealed, unsealed = startup["sealed"]["median_s"], startup["unsealed"]["median_s"]
+    rows: list[list[Any]] = [
+        [
+            "bot start-up to hello, sealed",
+            "median",
+            _ms(sealed),
+            f"{_ms(unsealed)} unsealed",
+            f"{sealed / unsealed:.2f}",
+        ]
+    ]
+    base, *others = sealing["runs"]
+    rate = base["decisions_per_s"]
+    rows.append([base["label"], "decisions/s", f"{rate:,.0f}", "(the baseline)", ""])
+    for run in others:
+        value = run["decisions_per_s"]
+        rows.append(
+            [run["label"], "decisions/s", f"{value:,.0f}", f"{rate:,.0f}", f"{value / rate:.2f}"]
+        )
+    return rows
 
 
 def _cluster_rows(cluster: dict[str, Any] | None) -> list[list[Any]]:

@@ -50,3 +50,15 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
     text = report(results)
     assert "gRPC floor, 1 in flight" in text and "arena memory, 8 games" in text
     assert "cluster, 2 workers x 1 thread" in text and "worker memory, 8 games" in text
+    sealing = results["sealing"]
+    if "skipped" not in sealing:  # a machine that cannot seal says so instead
+        assert set(sealing["startup"]) == {"sealed", "unsealed"}
+        assert [run["processes"] for run in sealing["runs"]] == [
+            "reuse",
+            "rotation",
+            "reuse",
+            "rotation",
+            "game",
+        ]
+        assert all(run["decisions_per_s"] > 0 for run in sealing["runs"])
+        assert "bot start-up to hello, sealed" in text
