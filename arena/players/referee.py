@@ -37,6 +37,9 @@ class Referee:
     """Faults committed so far, earlier runs of a resumed tournament included."""
     disqualified: str = ""
     """Why the bot is out of the tournament; empty while it plays."""
+    last_straw: Fault | None = None
+    """The fault that reached the limit, when that put the bot out: the very object recorded in
+    its game's faults, so that the game in which it happened can be told from others at once."""
 
     def disqualify(self, why: str) -> bool:
         """Put the bot out for `why` (the first reason stands); True if it was still playing."""
@@ -54,6 +57,7 @@ class Referee:
         why = f"is disqualified after {self.faults} faults: the fallback plays for it"
         if not self.disqualify(why):
             return None
+        self.last_straw = fault
         return replace(fault, kind=FaultKind.DISQUALIFIED, message=f"{self.name} {why}")
 
 

@@ -389,15 +389,23 @@ def _restore(store: ResultStore, bots: Mapping[str, Bot]) -> set[str]:
 def _newly_out(
     outcome: GameOutcome, bots: Mapping[str, Bot], out: set[str]
 ) -> list[Disqualification]:
-    """The bots put out in this game: out by its end, not yet on record, and at fault in it.
+    """The bots put out in this game: out by its end, not yet on record, and put out in it.
 
-    At one game at a time that is exactly the game in which it happened; with several at once,
-    a bot put out in one game may show as out at the end of another that ends first, which
-    is why the bot must have faulted in it (its disqualifying fault, or a failed start).
+    With several games at once, a bot put out in one game shows as out at the end of every
+    other game it sits at too. Put out for its faults, the game is the one that holds the very
+    fault that reached the limit (`Referee.last_straw`; an equal one, for an executor whose
+    outcomes were sent over the wire); put out otherwise (two failed starts),
+    the first game to end in which it faulted (its failed start's not-connected fault).
     """
     news = []
     for name in outcome.disqualified:
-        if name in out or not outcome.faults_of(name):
+        if name in out:
+            continue
+        straw = bots[name].referee.last_straw
+        if straw is not None:
+            if not any(fault is straw or fault == straw for fault in outcome.faults):
+                continue
+        elif not outcome.faults_of(name):
             continue
         out.add(name)
         news.append(Disqualification(name, bots[name].referee.disqualified, outcome.game_id, 0))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.players import Fault, FaultKind
+from arena.players import Fault, FaultKind, Referee
 from arena.rules import Decision, Settings
-from arena.server.lobby import BotSpec
+from arena.server.lobby import Bot, BotSpec
 from arena.tournament import ResultStore, compute_standings, schedule
 from arena.tournament.fingerprint import (
     EXTERNAL,
@@ -23,6 +23,7 @@ from arena.tournament.fingerprint import (
 )
 from arena.tournament.outcome import Disqualification
 from arena.tournament.problems import LeftOut, find_problems
+from arena.tournament.runner import _newly_out
 from arena.tournament.schedule import keep_tables
 from arena.tournament.store import PLANNED, Entry
 from tests.tournament.helpers import made_up, played
@@ -158,3 +159,22 @@ def test_the_store_keeps_bots_notes_and_replaces_a_bot(tmp_path: Path) -> None:
         assert [o.totals for o in reader.results()] == [o.totals for o in reader.outcomes()]
         with pytest.raises(Exception, match="readonly"):
             reader.enter([], {PLANNED: 1})
+
+
+def test_a_bot_is_put_out_in_the_game_that_holds_its_last_straw(tmp_path: Path) -> None:
+    """Two games at once: the one that ends first shows the bot out too, but the game it was put
+    out in is the one holding the fault that reached the limit."""
+    referee = Referee("bob", max_faults=2)
+    bots = {name: Bot(BotSpec(name, None), tmp_path / f"{name}.log", referee) for name in ["bob"]}
+    bots["ann"] = Bot(BotSpec("ann", None), tmp_path / "ann.log", Referee("ann"))
+    first = Fault(1, FaultKind.TIMEOUT, Decision.CARD, 0, 0, "late")
+    straw = Fault(1, FaultKind.TIMEOUT, Decision.CARD, 0, 4, "late")
+    early = made_up(["ann", "bob"], [1, 2], table=0, faults=[first], disqualified=["bob"])
+    later = made_up(["ann", "bob"], [1, 2], table=1, faults=[straw], disqualified=["bob"])
+    assert referee.charge(first) is None and referee.charge(straw) is not None
+    out: set[str] = set()
+    assert _newly_out(early, bots, out) == []
+    (gone,) = _newly_out(later, bots, out)
+    assert (gone.bot, gone.game_id) == ("bob", later.game_id)
+    assert gone.reason == "is disqualified after 2 faults: the fallback plays for it"
+    assert _newly_out(later, bots, out) == []  # on record once
