@@ -154,7 +154,31 @@ async def open_cluster(config: TournamentConfig) -> AsyncIterator[Cluster]:
                 "running there (and, for tls://, are these the cluster's certificates)?"
             ) from None
         stack.push_async_callback(client.close)
-        yield Cluster(client, Packer(config.bots_dir), shown)
+        cluster = Cluster(client, Packer(config.bots_dir), shown)
+        if config.workers is not None:  # one machine: each worker its own cores (fair CPU)
+            workers = sorted(await cluster.workers())
+            await client.run(_pin, split_cores(sorted(os.sched_getaffinity(0)), workers))
+        yield cluster
+
+
+def split_cores(cores: Sequence[int], workers: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """The cores of this machine dealt out to local workers, each its own where there are
+    enough (fair CPU pins each game to a core of its worker's; two workers that each took every
+    core would pin two games to one), else one each, in turn."""
+    if len(workers) >= len(cores):
+        return {worker: (cores[i % len(cores)],) for i, worker in enumerate(workers)}
+    return {worker: tuple(cores[i :: len(workers)]) for i, worker in enumerate(workers)}
+
+
+def _pin(plan: Mapping[str, tuple[int, ...]], dask_worker: Any) -> None:
+    """Run on each local worker: every thread of its process (and so its arena, and the bots it
+    starts) on its own cores."""
+    cores = plan.get(dask_worker.address)
+    if not cores:
+        return
+    for thread in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(int(thread), cores)
 
 
 class Cluster:

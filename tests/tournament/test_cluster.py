@@ -57,10 +57,11 @@ def config(output: Path, **changes: object) -> TournamentConfig:
 
 
 def results(output: Path) -> tuple[str, str]:
-    """The replay file and the standings a run left: what must match (but for the bots' answer
-    times, measured, not decided by the seed)."""
+    """The replay file and the standings a run left: what must match (but for how the run went:
+    the bots' answer times, measured, and where they ran, each worker's cores)."""
     standings = json.loads((output / STANDINGS_JSON).read_text())
     standings.pop("times", None)
+    standings["seed"] = standings.pop("run", {}).get("seed")
     return (output / REPLAYS).read_text(), json.dumps(standings, indent=2)
 
 
@@ -236,6 +237,7 @@ def test_the_same_games_and_standings_on_a_cluster_as_on_one_machine(
     assert set(summary.workers.games) <= {"w1", "w2"} and summary.workers.lost == ()
     assert up and up[-1] == 2
     assert all("lost" not in line for line in lines)
+    assert '"sealed"' in (tmp_path / STANDINGS_JSON).read_text()  # how the workers ran the bots
     # each bot's log came back from the workers that ran it
     assert "on worker w" in (tmp_path / "logs" / "heuristic.log").read_text()
 

@@ -212,3 +212,12 @@ def test_the_summary_lists_games_per_worker_and_the_workers_lost() -> None:
     ]
     assert report.to_dict() == {"games": {"w1": 4, "w2": 2}, "lost": ["w3"]}
     assert WorkersReport({"w1": 1}).lines() == ["games per worker: w1: 1"]
+
+
+def test_local_workers_each_get_cores_of_their_own() -> None:
+    from arena.tournament.cluster import split_cores
+
+    assert split_cores([0, 1, 2, 3], ["a", "b"]) == {"a": (0, 2), "b": (1, 3)}
+    assert split_cores([0, 1], ["a", "b"]) == {"a": (0,), "b": (1,)}
+    assert split_cores([0, 1], ["a", "b", "c"]) == {"a": (0,), "b": (1,), "c": (0,)}
+    assert split_cores([5], ["a"]) == {"a": (5,)}
