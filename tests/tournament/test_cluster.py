@@ -277,13 +277,16 @@ def test_an_interrupted_cluster_run_resumed_on_one_machine_equals_an_uninterrupt
             if done >= 2:
                 stop.set()
 
-        return await run_tournament(on_cluster(tmp_path, shared), progress, stop=stop)
+        shipped = on_cluster(tmp_path / "out", shared, bots_dir=tmp_path / "bots")
+        return await run_tournament(shipped, progress, stop=stop)
 
     first = asyncio.run(interrupted())
     assert first.interrupted and 2 <= first.stored < 6
-    rest = asyncio.run(run_tournament(config(tmp_path)))
+    # the bots reached the workers through the shared folder: one archive, their folder's
+    assert [p.name.endswith(".tar.gz") for p in (tmp_path / "bots").iterdir()] == [True]
+    rest = asyncio.run(run_tournament(config(tmp_path / "out")))
     assert not rest.interrupted and rest.played == 6 - first.stored and rest.workers is None
-    assert results(tmp_path) == local
+    assert results(tmp_path / "out") == local
 
 
 def _submission(folder: Path, name: str, build: str) -> None:
