@@ -3,12 +3,12 @@ decisions/s with and without the sandbox, with a process per seat rotation (the 
 fresh process per game, and one process for all the games (`--reuse-processes`: how bots ran
 before sealing, the baseline), all in this one run.
 
-Run as `python -m bench.sealing [--trials N] [--games N] [--per-game-games N] [--max-rounds R]`;
-prints one JSON object. Start-up is timed as the arena sees it: from asking the lobby for a
-process of the lowest sample bot to its hello, sealed and unsealed in turn (so both see the
-same load), each time a new process. The tournaments are `bench.e2e`'s (the random and lowest
-sample bots, two copies each, at a 4-player table, at the default concurrency), each in a
-process of its own; their rates are taken after the warm-up games, as there, so they include
+Run as `python -m bench.sealing [--trials N] [--games N] [--per-game-games N] [--max-rounds R]
+[--repeats N]`; prints one JSON object. Start-up is timed as the arena sees it: from asking the
+lobby for a process of the lowest sample bot to its hello, sealed and unsealed in turn (so both
+see the same load), each time a new process. The tournaments are `bench.e2e`'s (the random and
+lowest sample bots, two copies each, at a 4-player table, at the default concurrency), each in
+a process of its own; their rates are taken after the warm-up games, as there, so they include
 every process the steady state starts (a fresh process per game: four every game).
 """
 
@@ -86,18 +86,41 @@ def tournament(games: int, sandbox: str, processes: str, max_rounds: int | None)
     return result
 
 
-def measure(trials: int, games: int, per_game_games: int, max_rounds: int | None) -> dict[str, Any]:
-    """Every figure of the section."""
+def measure(
+    trials: int, games: int, per_game_games: int, max_rounds: int | None, repeats: int = 3
+) -> dict[str, Any]:
+    """Every figure of the section. The tournaments run `repeats` times, interleaved (every
+    way once, then again), and each way's figure is its median; its ratio is the median of its
+    ratios to the baseline of the same round, which a shared machine's load moves least."""
     sandbox = asyncio.run(find_sandbox(SandboxMode.AUTO))
     if isinstance(sandbox, str):
         return {"skipped": f"this machine cannot seal bots: {sandbox}"}
     started = asyncio.run(startups(trials))
+    rounds: list[list[dict[str, Any]]] = []
+    for _ in range(repeats):
+        played = []
+        for label, mode, processes in RUNS:
+            count = per_game_games if processes == "game" else games
+            run = tournament(count, mode, processes, max_rounds)
+            run["label"] = label
+            played.append(run)
+        rounds.append(played)
     runs = []
-    for label, mode, processes in RUNS:
-        count = per_game_games if processes == "game" else games
-        run = tournament(count, mode, processes, max_rounds)
-        run["label"] = label
-        runs.append(run)
+    for index, (label, _, _) in enumerate(RUNS):
+        tries = [played[index] for played in rounds]
+        ratios = [
+            played[index]["decisions_per_s"] / played[0]["decisions_per_s"] for played in rounds
+        ]
+        middle = sorted(tries, key=lambda run: run["decisions_per_s"])[len(tries) // 2]
+        runs.append(
+            {
+                **middle,
+                "label": label,
+                "decisions_per_s": statistics.median(run["decisions_per_s"] for run in tries),
+                "ratio": statistics.median(ratios),
+                "repeats": len(tries),
+            }
+        )
     return {
         "startup": {
             name: {
@@ -120,8 +143,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--per-game-games", type=int, default=16, help="games with a fresh process per game"
     )
     parser.add_argument("--max-rounds", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of the tournaments")
     options = parser.parse_args(argv)
-    result = measure(options.trials, options.games, options.per_game_games, options.max_rounds)
+    result = measure(
+        options.trials, options.games, options.per_game_games, options.max_rounds, options.repeats
+    )
     print(json.dumps(result))
 
 
