@@ -54,6 +54,7 @@ from arena.tournament import GameOutcome
 from arena.tournament.errors import ConfigError, StoreError
 from arena.tournament.standings import Standings, pairwise_table, standings_table
 from arena.tournament.store import LOGS
+from arena.tournament.timing import times_table
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from tqdm import tqdm
@@ -557,6 +558,8 @@ def run(
         click.echo(standings_table(summary.standings))
         click.echo()
         click.echo(pairwise_table(summary.standings))
+        if summary.standings.times:
+            click.echo("\nanswer times:\n" + times_table(summary.standings.times))
         click.echo(f"\n{summary.stored} of {summary.total} games in {config.output}/")
         if problems.lines():
             click.echo("\n" + "\n".join(problems.lines()))
@@ -799,6 +802,20 @@ def _check_options() -> list[click.Parameter]:
             help="Seconds the bot has for each decision.",
         ),
         click.Option(
+            ["--first-deadline"],
+            type=click.FloatRange(min=0.001),
+            default=CheckOptions.first_deadline,
+            show_default=True,
+            help="Seconds for the first decision of a game.",
+        ),
+        click.Option(
+            ["--time-bank"],
+            type=click.FloatRange(min=0.0),
+            default=CheckOptions.time_bank,
+            show_default=True,
+            help="Seconds of time bank given over the time-bank check's requests.",
+        ),
+        click.Option(
             ["--startup-timeout"],
             type=click.FloatRange(min=0.1),
             default=CheckOptions.startup_timeout,
@@ -817,7 +834,13 @@ def _check_options() -> list[click.Parameter]:
     help="Keep the bot's log in this folder (default: a temporary one).",
 )
 def check_bot_command(
-    command: tuple[str, ...], name: str, deadline: float, startup_timeout: float, logs: Path | None
+    command: tuple[str, ...],
+    name: str,
+    deadline: float,
+    first_deadline: float,
+    time_bank: float,
+    startup_timeout: float,
+    logs: Path | None,
 ) -> None:
     """Put a bot through scripted situations before a contest; exit 0 only if it passes all."""
     from arena.server.checkbot import CheckOptions
@@ -830,7 +853,12 @@ def check_bot_command(
     if spec.argv is None:
         raise click.UsageError("check-bot starts the bot itself: give its command")
     click.echo(f"checking {spec.name}: {shlex.join(command)}")
-    options = CheckOptions(deadline=deadline, startup_timeout=startup_timeout)
+    options = CheckOptions(
+        deadline=deadline,
+        first_deadline=max(first_deadline, deadline),
+        startup_timeout=startup_timeout,
+        time_bank=time_bank,
+    )
     results = asyncio.run(_check(spec, logs, options))
     passed = sum(check.passed for check in results)
     click.echo(f"{passed} of {len(results)} checks passed")

@@ -12,12 +12,13 @@
 `run` reads the arena's address and the bot's token from ARENA_ADDRESS and ARENA_TOKEN (or takes
 them as arguments or --address/--token flags), connects, says hello, answers every request (games
 run concurrently on one connection) and returns when the arena closes the stream. While a bot
-decides, `time_left()` says how many seconds remain before the request's deadline.
+decides, `time_left()` says how many seconds remain before the request's deadline, and
+`bank_left()` how many more its game's time bank holds (when the tournament gives one).
 """
 
 from arena.players import cheapest_row
 from arena.rules import BULLHEADS, Settings, TurnRecord, Variant, View, bullheads, row_for
-from arena.sdk.client import Bot, run, time_left
+from arena.sdk.client import Bot, bank_left, run, time_left
 
 __all__ = [
     "BULLHEADS",
@@ -26,6 +27,7 @@ __all__ = [
     "TurnRecord",
     "Variant",
     "View",
+    "bank_left",
     "bullheads",
     "cheapest_row",
     "row_for",

@@ -94,13 +94,25 @@ because an `async def` decision runs in its own task (which copies the context w
 created): with several games on one connection, every decision sees its own deadline."""
 
 
+_BANK: ContextVar[float] = ContextVar("arena_sdk_bank", default=0.0)
+"""Seconds of time bank the request being answered may still draw on (Request.bank_ms)."""
+
+
 def time_left() -> float:
     """Seconds left to answer the request being decided, so a bot can think as long as it may.
 
     Counted from when the SDK started on the request: delays on the way in and out still count
     against the bot, so keep a margin. `math.inf` outside a request (e.g. a bot called in a test).
+    The time bank comes on top of it (`bank_left`).
     """
     return _DEADLINE.get() - time.monotonic()
+
+
+def bank_left() -> float:
+    """Seconds of this game's time bank left when the request being decided was sent (0 when
+    the tournament has none, or it is spent): a decision may run this much past `time_left()`,
+    and what it takes is gone for the rest of the game. 0 outside a request."""
+    return _BANK.get()
 
 
 EVENT_HOOKS = ("on_game_start", "on_turn", "on_round_end", "on_game_end")
@@ -257,6 +269,7 @@ async def play(
             """The answer of a plain method; None when an `async def` one goes on in a task (it
             copies the context now, with this request's deadline) or the bot failed."""
             token = _DEADLINE.set(_deadline(request))
+            bank = _BANK.set(request.bank_ms / 1000)
             try:
                 decision = convert.decision_from_proto(request.decision)
                 choice = bot.decide(decision, convert.view_from_proto(request.view))
@@ -271,6 +284,7 @@ async def play(
                 return None
             finally:
                 _DEADLINE.reset(token)
+                _BANK.reset(bank)
 
         try:
             async for message in stream:

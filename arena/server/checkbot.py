@@ -28,7 +28,7 @@ from arena.rules import (
     View,
     check_answer,
 )
-from arena.server.connection import Connection
+from arena.server.connection import Connection, Took
 from arena.server.lobby import BotOptions, BotSpec, Instance, Lobby
 from arena.server.session import open_session
 
@@ -80,6 +80,9 @@ class CheckOptions:
     """Seconds for the first decision of a game, when a bot may still be warming up."""
     startup_timeout: float = BotOptions().startup_timeout
     """Seconds the bot has to connect and say hello."""
+    time_bank: float = 1.0
+    """Seconds of time bank the time-bank check gives the bot over its requests (a tournament
+    gives one only with --time-bank)."""
     exit_timeout: float = 5.0
     """Seconds the bot has to exit once the arena closed its stream."""
 
@@ -192,25 +195,32 @@ class _Scene:
         event = convert.game_ended_to_proto(game_id, record.totals, record.winners)
         self.event(pb.ArenaMessage(game_ended=event), f"GameEnded {game_id}")
 
-    def request(self, game_id: str, decision: Decision, view: View, deadline: float) -> int:
+    def request(
+        self, game_id: str, decision: Decision, view: View, deadline: float, bank: float = 0.0
+    ) -> int:
         """Send a request, the view naming the players as GameStarted did; its id. A protocol
         breach charged to the bot fails the check."""
         view = replace(view, names=self.names(view.settings, view.seat))
         try:
-            request_id = self.connection.request(game_id, decision, view, deadline)
+            request_id = self.connection.request(game_id, decision, view, deadline, bank)
         except PlayerFault as fault:
             raise _Failed("no protocol breach", self._fault(fault)) from None
         self.sent.append(f"request {request_id} ({decision})")
         return request_id
 
     async def answer(self, request_id: int, expected: str) -> tuple[int, float]:
-        """The answer to a request sent with `request`, and seconds it took; _Failed if none."""
-        began = time.monotonic()
+        """The answer to a request sent with `request`, and seconds it took (as a tournament
+        counts them); _Failed if none."""
+        answer, took = await self.answer_timed(request_id, expected)
+        return answer, took.seconds
+
+    async def answer_timed(self, request_id: int, expected: str) -> tuple[int, Took]:
+        """The answer to a request, and how long it took and what it drew on its time bank;
+        _Failed if none."""
         try:
-            answer = await self.connection.answer(request_id)
+            return await self.connection.answer_timed(request_id)
         except PlayerFault as fault:
             raise _Failed(expected, self._fault(fault)) from None
-        return answer, time.monotonic() - began
 
     async def ask(
         self,
@@ -266,6 +276,26 @@ async def _in_time(scene: _Scene, script: _Script) -> str:
         slowest = max(slowest, took)
     scene.end("deadline", game.record)
     return f"{len(views)} answers, the slowest in {_ms(slowest)} of {_ms(deadline)}"
+
+
+async def _time_bank(scene: _Scene, script: _Script) -> str:
+    game = script.standard
+    deadline, bank = scene.options.deadline, scene.options.time_bank
+    views = game.views(Decision.CARD, seat=0)[6:9]
+    scene.start("bank", game.settings)
+    used = 0.0
+    for view in views:
+        left = bank - used
+        expected = f"{_hand(view)} within {deadline:g} s and the {left:.3g} s left of its bank"
+        request_id = scene.request("bank", Decision.CARD, view, deadline, left)
+        card, took = await scene.answer_timed(request_id, expected)
+        try:
+            check_answer(Decision.CARD, view, card)
+        except IllegalDecisionError as error:
+            raise _Failed(expected, str(error)) from None
+        used += took.overage
+    scene.end("bank", game.record)
+    return f"{len(views)} answers with a {bank:g} s bank (Request.bank_ms), {_ms(used)} of it used"
 
 
 async def _row_choice(scene: _Scene, script: _Script) -> str:
@@ -372,6 +402,7 @@ Situation = Callable[[_Scene, _Script], Awaitable[str]]
 SITUATIONS: Sequence[tuple[str, Situation]] = (
     ("answers a card request with a card in hand", _card),
     ("answers within the deadline", _in_time),
+    ("keeps to a time bank", _time_bank),
     ("handles a row choice", _row_choice),
     ("handles a draft request", _draft),
     ("handles two games at once", _two_games),

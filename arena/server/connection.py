@@ -137,18 +137,21 @@ class Connection:
         meter = LagMeter.of(loop)
         meter.hold()
         limit = waiting.deadline + waiting.bank
+        settled = False
         try:
             while not waiting.answer.done():
                 start = waiting.sent if waiting.sent is not None else waiting.queued
                 now = loop.time()
                 due = start + limit + meter.stalled(start, now)
                 if now < due:
+                    settled = False
                     await asyncio.wait((waiting.answer,), timeout=due - now)
-                    woke = loop.time()
-                    meter.note(max(due, now), woke)  # a timer that woke late: a stall
+                    meter.note(due, loop.time())  # a timer that woke late: a stall
                     continue
-                if await _settle(waiting.answer):  # arrived, but not read yet: it counts
-                    break
+                if not settled:  # an answer that arrived but is not read yet still counts
+                    settled = True
+                    await _settle(waiting.answer)
+                    continue  # and a stall noticed meanwhile puts the deadline off
                 self._expect_late(request_id)
                 # An answer under another id while it waited is most likely a wrong request id.
                 kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
@@ -219,15 +222,14 @@ class Connection:
         self.outbox.put_nowait(None)
 
 
-async def _settle(answer: asyncio.Future[pb.Answer]) -> bool:
+async def _settle(answer: asyncio.Future[pb.Answer]) -> None:
     """Give an answer that has arrived the chance to be read: a few turns of the event loop,
-    then a moment for gRPC's threads; True if it was."""
+    then a moment for gRPC's threads."""
     for _ in range(SETTLE_TURNS):
         await asyncio.sleep(0)
         if answer.done():
-            return True
+            return
     await asyncio.wait((answer,), timeout=SETTLE)
-    return answer.done()
 
 
 def _late(request_id: int, waiting: _Open) -> str:

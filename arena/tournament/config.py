@@ -23,6 +23,7 @@ from types import NoneType, UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
+from arena.server.fairness import CpuMode
 from arena.server.listen import Listener, ListenError, is_loopback
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.process import PIDS, Limits
@@ -114,9 +115,27 @@ class TournamentConfig:
             "(never less than the deadline)."
         ),
     )
+    time_bank: float = field(
+        default=_BOT_DEFAULTS.time_bank,
+        metadata=setting(
+            "Seconds each bot has per game beyond its deadlines: a decision that runs past its "
+            "deadline draws the excess from it (Kaggle's overage time); 0 for none."
+        ),
+    )
+    cpu: CpuMode = field(
+        default=_BOT_DEFAULTS.cpu,
+        metadata=setting(
+            "How bots share the CPU: fair (a core per game, its bots frozen but for their own "
+            "decisions, asked one at a time; at most one game per core at once), shared (every "
+            "seat asked at once, on every core), or auto (fair where the machine can; otherwise "
+            "shared, and say so)."
+        ),
+    )
     concurrency: int = field(
         default_factory=lambda: os.cpu_count() or 1,
-        metadata=setting("Games played at once.", shown="the machine's cores"),
+        metadata=setting(
+            "Games played at once (fair CPU: at most one per core).", shown="the machine's cores"
+        ),
     )
     max_faults: int = field(
         default=_BOT_DEFAULTS.max_faults,
@@ -276,6 +295,8 @@ class TournamentConfig:
             limits=Limits(memory_bytes=memory, cpu_seconds=self.cpu_seconds, pids=self.pids),
             sandbox=self.sandbox,
             reuse_processes=self.reuse_processes,
+            time_bank=self.time_bank,
+            cpu=self.cpu,
         )
 
     @property
@@ -356,10 +377,11 @@ class TournamentConfig:
 
     def rules(self) -> dict[str, Any]:
         """What must never change in a tournament that grows: the game settings (in their own
-        dict form, `Settings.to_dict`), the seed, the sample, the deadlines and the fault limit.
-        Deals, bots and the gauntlet may change from run to run (see `arena.tournament.store`)."""
+        dict form, `Settings.to_dict`), the seed, the sample, the deadlines (and the time bank,
+        when there is one) and the fault limit. Deals, bots and the gauntlet may change from run
+        to run (see `arena.tournament.store`)."""
         options = self.bot_options()
-        return {
+        rules = {
             **self.settings().to_dict(),
             "seed": self.seed,
             "sample": self.sample,
@@ -367,6 +389,9 @@ class TournamentConfig:
             "first_deadline": options.first_deadline,
             "max_faults": options.max_faults,
         }
+        if options.time_bank:  # kept out when none, so that older tournaments still match
+            rules["time_bank"] = options.time_bank
+        return rules
 
     def check(self) -> None:
         """Raise ConfigError naming the first problem, so bad input fails before anything runs."""
@@ -394,6 +419,8 @@ class TournamentConfig:
             )
         if self.deadline <= 0:
             raise ConfigError(f"the deadline must be more than 0 seconds, not {self.deadline!r}")
+        if self.time_bank < 0:
+            raise ConfigError(f"the time bank must be 0 seconds or more, not {self.time_bank!r}")
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, not {self.concurrency!r}")
         if self.max_faults < 0 or self.startup_timeout <= 0:

@@ -93,7 +93,9 @@ class LocalExecutor:
             for name in spec.seats
             for line in (*bots[name].lines.take_loose(), *bots[name].lines.take(spec.game_id))
         )
-        return GameOutcome(spec, result.record, result.faults, disqualified, logs)
+        return GameOutcome(
+            spec, result.record, result.faults, disqualified, logs, times=result.times
+        )
 
     async def run(self, jobs: Sequence[GameSpec]) -> AsyncIterator[GameOutcome]:
         """Play the jobs in schedule order, `concurrency` at a time, yielding each as it ends."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.players import Fault, FaultKind
+from arena.players import DecisionTime, Fault, FaultKind
 from arena.rules import Decision, GameRecord, Settings
 from arena.server.botlog import LogLine
 
@@ -85,6 +85,10 @@ class GameOutcome:
     logs: tuple[LogLine, ...] = field(default=(), compare=False, repr=False)
     """What its bots wrote during it, and between games since their last game was saved: kept in
     the store's own table, not in the outcome's JSON form (nor in the replay file)."""
+    times: tuple[DecisionTime, ...] = field(default=(), compare=False, repr=False)
+    """How long each seat took over each decision, in the order they ended (`times_to_json`):
+    kept in the store's own table, not in the outcome's JSON form, so that the replay file of a
+    tournament stays the same from run to run (times never are)."""
 
     def __post_init__(self) -> None:
         spec, record = self.spec, self.record
@@ -127,6 +131,11 @@ class GameOutcome:
         seat = self.seat_of(bot)
         return tuple(fault for fault in self.faults if fault.seat == seat)
 
+    def times_of(self, bot: str) -> tuple[DecisionTime, ...]:
+        """How long `bot` took over each of its decisions in this game."""
+        seat = self.seat_of(bot)
+        return tuple(time for time in self.times if time.seat == seat)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form; `from_dict` reads it back to an equal outcome."""
         return {
@@ -162,6 +171,39 @@ class Disqualification:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"bot": self.bot, "reason": self.reason, "game": self.game_id, "order": self.order}
+
+
+def times_to_json(times: tuple[DecisionTime, ...]) -> list[list[Any]]:
+    """Decision times as compact JSON: [seat, decision, round, turn, microseconds, CPU
+    microseconds or null, bank microseconds] each."""
+    return [
+        [
+            time.seat,
+            time.decision.value,
+            time.round,
+            time.turn,
+            round(time.seconds * 1e6),
+            None if time.cpu is None else round(time.cpu * 1e6),
+            round(time.bank * 1e6),
+        ]
+        for time in times
+    ]
+
+
+def times_from_json(data: list[list[Any]]) -> tuple[DecisionTime, ...]:
+    """Decision times from `times_to_json`'s form."""
+    return tuple(
+        DecisionTime(
+            seat,
+            Decision(decision),
+            round_,
+            turn,
+            micros / 1e6,
+            None if cpu is None else cpu / 1e6,
+            bank / 1e6,
+        )
+        for seat, decision, round_, turn, micros, cpu, bank in data
+    )
 
 
 def _fault_to_dict(fault: Fault) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.server.fairness import CpuMode
 from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
@@ -353,8 +354,13 @@ async def _executor(
     ) as session:
         if not (session.sealing.sealed and session.sealing.cgroups):
             say(session.sealing.describe())
+        cpu = session.cpu
+        if cpu.note and cpu.asked is not CpuMode.SHARED:  # fair CPU unavailable, or incomplete
+            say(cpu.describe())
+        elif cpu.fair and config.concurrency > len(cpu.cores):
+            say(f"{cpu.describe()}: {len(cpu.cores)} games at once, not {config.concurrency}")
         if sealed is not None:
-            sealed(session.sealing.to_dict())
+            sealed({**session.sealing.to_dict(), "cpu": cpu.to_dict()})
         _hand_out_tokens(session, announce)
         yield LocalExecutor(session, config.concurrency)
 

@@ -25,6 +25,7 @@ from arena.players import FaultKind
 from arena.tournament.fit import MIN_WHOLE_DEALS, Fit, FitData
 from arena.tournament.fit import RESAMPLES as FIT_RESAMPLES
 from arena.tournament.outcome import Disqualification, GameOutcome
+from arena.tournament.timing import BotTimes, TimeTally
 
 RESAMPLES = 2000
 """Bootstrap resamples behind each confidence interval."""
@@ -149,6 +150,8 @@ class Standings:
     """Every ordered pair of bots that met, in rank order of `bot`, then of `opponent`."""
     fit_note: str = ""
     """Why the fitted strengths (or their intervals) are missing; empty when they are there."""
+    times: tuple[BotTimes, ...] = ()
+    """Each bot's answer times (median, 99th percentile, bank used), in rank order."""
 
     def pairing(self, bot: str, opponent: str) -> Pairing | None:
         """How `bot` fared against `opponent`; None if they never met."""
@@ -163,6 +166,7 @@ class Standings:
             "standings": [standing.to_dict() for standing in self.bots],
             "pairwise": [pairing.to_dict() for pairing in self.pairings],
             "fit_note": self.fit_note or None,
+            "times": [line.to_dict() for line in self.times],
         }
 
 
@@ -204,10 +208,12 @@ def compute_standings(
     tallies: dict[str, _Tally] = {bot: _Tally() for bot in entered}
     meetings: dict[tuple[str, str], list[int]] = {}
     fit_data = FitData()
+    times = TimeTally()
     for number, outcome in enumerate(outcomes, start=1):
         _count(outcome, tallies, number)
         _count_meetings(outcome, meetings)
         fit_data.add(outcome)
+        times.add(outcome)
     if disqualified is not None:
         for bot, tally in tallies.items():
             tally.out = disqualified.get(bot)
@@ -226,7 +232,7 @@ def compute_standings(
         _with_fit(_standing(rank, bot, tallies[bot], resamples, seed), fit, order, tallies)
         for rank, bot in enumerate(order, start=1)
     )
-    return Standings(bots, _pairings(order, meetings), fit.note)
+    return Standings(bots, _pairings(order, meetings), fit.note, times.result(order))
 
 
 def _with_fit(

@@ -27,14 +27,19 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from arena.server.botlog import LogLine
 from arena.tournament.errors import TournamentMismatchError as TournamentMismatchError
-from arena.tournament.outcome import Disqualification, GameOutcome
+from arena.tournament.outcome import (
+    Disqualification,
+    GameOutcome,
+    times_from_json,
+    times_to_json,
+)
 
 DATABASE = "results.sqlite"
 """The results database in a tournament's output folder; the other names are its neighbours."""
@@ -77,6 +82,12 @@ _SCHEMA = (
         text TEXT NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS bot_logs_by_game ON bot_logs (game_id, bot)",
+    # How long each seat took over each decision of a game (`outcome.times_to_json`), kept out
+    # of the games' own columns: the same tournament gives the same games, never the same times.
+    """CREATE TABLE IF NOT EXISTS decision_times (
+        game_id TEXT PRIMARY KEY,
+        times TEXT NOT NULL
+    )""",
     # Every bot entered, what it must stay (its fingerprint), how it was started, and when (the
     # game, and the rowid of that game: the order games were saved in) it was disqualified.
     """CREATE TABLE IF NOT EXISTS bots (
@@ -121,15 +132,42 @@ class Entry:
     """When and why it was put out of the tournament; None while it plays."""
 
 
-def decode_outcome(spec: str, outcome: str, record: str) -> GameOutcome:
-    """A game as stored in its row's three JSON columns (for every reader of the database)."""
+def decode_outcome(spec: str, outcome: str, record: str, times: str | None = None) -> GameOutcome:
+    """A game as stored in its row's three JSON columns (for every reader of the database), with
+    its decision times when they are given (`decision_times`)."""
     data = json.loads(outcome)
     data["spec"] = json.loads(spec)
     data["record"] = json.loads(record)
-    return GameOutcome.from_dict(data)
+    return _timed(GameOutcome.from_dict(data), times)
 
 
-def decode_result(spec: str, outcome: str) -> GameOutcome:
+def _timed(outcome: GameOutcome, times: str | None) -> GameOutcome:
+    if not times:
+        return outcome
+    return replace(outcome, times=times_from_json(json.loads(times)))
+
+
+def has_times(db: sqlite3.Connection) -> bool:
+    """Whether a results database keeps decision times (one made before they were kept does
+    not)."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'decision_times'"
+    ).fetchone()
+    return found is not None
+
+
+def select_games(columns: str, db: sqlite3.Connection, where: str = "") -> str:
+    """A query of `columns` of the games (each `games.NAME`) and their times (NULL when none
+    are kept), in schedule order."""
+    times = "decision_times.times" if has_times(db) else "NULL"
+    join = " LEFT JOIN decision_times USING (game_id)" if has_times(db) else ""
+    return (
+        f"SELECT {columns}, {times} FROM games{join} {where} "
+        "ORDER BY games.table_index, games.deal, games.rotation"
+    )
+
+
+def decode_result(spec: str, outcome: str, times: str | None = None) -> GameOutcome:
     """A game as its spec and outcome columns hold it, without reading its record: its rounds
     are left empty, its totals and winners come from the outcome's copy. What standings need,
     at a fraction of the cost."""
@@ -143,7 +181,7 @@ def decode_result(spec: str, outcome: str) -> GameOutcome:
         "totals": [scores[bot] for bot in seats],
         "winners": [seat for seat, bot in enumerate(seats) if bot in names],
     }
-    return GameOutcome.from_dict(data)
+    return _timed(GameOutcome.from_dict(data), times)
 
 
 def decode_entry(row: tuple[str, str, str, str, str, str, int]) -> Entry:
@@ -253,6 +291,11 @@ class ResultStore:
             )
             if cursor.rowcount:
                 self._write_lines(outcome.logs)
+                if outcome.times:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO decision_times (game_id, times) VALUES (?, ?)",
+                        (spec.game_id, _canonical(times_to_json(outcome.times))),
+                    )
                 order = cursor.lastrowid or 0
                 for out in disqualified:
                     self._db.execute(
@@ -294,20 +337,16 @@ class ResultStore:
 
     def outcomes(self) -> Iterator[GameOutcome]:
         """Every stored game in schedule order (table, deal, rotation), read one row at a time."""
-        rows = self._db.execute(
-            "SELECT spec, outcome, record FROM games ORDER BY table_index, deal, rotation"
-        )
-        for spec, result, record in rows:
-            yield decode_outcome(spec, result, record)
+        query = select_games("games.spec, games.outcome, games.record", self._db)
+        for spec, result, record, times in self._db.execute(query):
+            yield decode_outcome(spec, result, record, times)
 
     def results(self) -> Iterator[GameOutcome]:
         """Every stored game as `outcomes` gives it, but without the rounds of its record
         (`decode_result`): enough for standings, several times faster to read."""
-        rows = self._db.execute(
-            "SELECT spec, outcome FROM games ORDER BY table_index, deal, rotation"
-        )
-        for spec, result in rows:
-            yield decode_result(spec, result)
+        query = select_games("games.spec, games.outcome", self._db)
+        for spec, result, times in self._db.execute(query):
+            yield decode_result(spec, result, times)
 
     def tables(self) -> dict[tuple[str, ...], int]:
         """The index of every table with a stored game, by its bots in seat order: a grown
@@ -369,6 +408,7 @@ class ResultStore:
             dropped = [game_id for game_id, spec in rows if name in json.loads(spec)["seats"]]
             for game_id in dropped:
                 self._db.execute("DELETE FROM games WHERE game_id = ?", (game_id,))
+                self._db.execute("DELETE FROM decision_times WHERE game_id = ?", (game_id,))
                 self._db.execute(
                     "UPDATE bots SET disqualified = '', disqualified_in = '', "
                     "disqualified_order = 0 WHERE disqualified_in = ?",

@@ -97,16 +97,21 @@ def write_csv(path: Path | str, standings: Standings) -> None:
             + [f"faults_{kind.value}" for kind in kinds]
             + ["disqualified", "disqualified_in"]
             + ["whole_deals", "strength", "strength_ci_low", "strength_ci_high", "los"]
+            + ["median_ms", "p99_ms", "bank_used_s"]
         )
+        times = {line.bot: line.to_dict() for line in standings.times}
         for line in standings.bots:
             numbers = [line.mean if line.games else "", *(line.interval or ("", ""))]
             fitted = [line.strength, *(line.strength_ci or (None, None)), line.los]
+            timed = times.get(line.bot, {})
+            answers = [timed.get(key) for key in ("median_ms", "p99_ms", "bank_used_s")]
             writer.writerow(
                 [line.rank, line.bot, line.games, line.bullheads, *numbers, line.wins]
                 + [line.faults]
                 + [line.faults_by_kind.get(kind, 0) for kind in kinds]
                 + [line.disqualified, line.disqualified_in]
                 + [line.whole_deals, *("" if value is None else value for value in fitted)]
+                + ["" if value is None else value for value in answers]
             )
 
 

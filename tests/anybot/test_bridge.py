@@ -71,6 +71,7 @@ def test_a_request_line_holds_every_field_under_the_proto_names() -> None:
                 "taken": [{"cards": [25, 30]}, {"cards": []}, {"cards": []}],
                 "names": ["alice", "mine", "carol"],
             },
+            "bank_ms": 0,
         }
     }
 

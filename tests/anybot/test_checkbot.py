@@ -19,7 +19,7 @@ from tests.anybot.conftest import ROOT, TEST_BOTS
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
 SAMPLE_PYTHON = ROOT / "sample_bots" / "python"
-CARD, DEADLINE, ROW, DRAFT, TWO_GAMES, EVENTS, FULL, EXIT = NAMES[1:]
+CARD, DEADLINE, BANK, ROW, DRAFT, TWO_GAMES, EVENTS, FULL, EXIT = NAMES[1:]
 
 
 def check(command: str, logs: Path, deadline: float = 5.0) -> dict[str, Check]:
@@ -50,7 +50,7 @@ def test_every_sample_bot_passes_every_check(logs: Path, node_bot: Path, line_bo
 @pytest.mark.integration
 def test_a_card_not_in_hand_fails_the_card_checks(logs: Path) -> None:
     results = check(str(TEST_BOTS / "illegal_card_bot.py"), logs)
-    assert failures(results) == {CARD, DEADLINE, TWO_GAMES, EVENTS, FULL}
+    assert failures(results) == {CARD, DEADLINE, BANK, TWO_GAMES, EVENTS, FULL}
     card = results[CARD]
     assert card.expected.startswith("a card from its hand [")
     assert "illegal card" in card.got and "not in the hand" in card.got
@@ -96,6 +96,18 @@ def test_a_late_answer_fails_the_deadline_check(logs: Path) -> None:
     results = check(str(TEST_BOTS / "late_bot.py"), logs, deadline=0.5)  # it never answers in time
     assert DEADLINE in failures(results)
     assert results[DEADLINE].got.startswith("timeout: no answer to request")
+
+
+@pytest.mark.integration
+def test_a_bot_may_draw_on_its_time_bank_but_not_past_it(logs: Path) -> None:
+    results = check(str(TEST_BOTS / "banker_bot.py"), logs, deadline=0.3)
+    assert failures(results) == set(), [str(r) for r in results.values() if not r.passed]
+    assert "with a 1 s bank (Request.bank_ms)" in results[BANK].got
+    assert not results[BANK].got.endswith(" 0 ms of it used")  # it drew on it: 0.5 s, 0.25 s...
+    results = check(f"{TEST_BOTS / 'banker_bot.py'} overdraw", logs, deadline=0.3)
+    assert failures(results) == {BANK}
+    assert results[BANK].got.startswith("timeout: no answer to request")
+    assert "within 0.3 s and 1 s of time bank" in results[BANK].got
 
 
 @pytest.mark.integration

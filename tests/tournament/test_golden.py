@@ -7,7 +7,7 @@ meant to change results, and say so in the commit: run this test's command (`are
 BOTS, ARGS, `--concurrency 1 --quiet --output DIR`) and copy DIR's replays.jsonl and
 standings.json here. Regenerated once since, for issue 15: the replays stayed byte for byte the
 same; the standings rank the disqualified bot last, name the game it was put out in, and carry
-the run's problems.
+the run's problems. Answer times (issue 14) are kept out of the replays and compared apart.
 """
 
 from __future__ import annotations
@@ -46,6 +46,10 @@ def test_a_fixed_seed_tournament_matches_its_golden_copy(
     standings = json.loads((tmp_path / "out" / "standings.json").read_text())
     run = standings.pop("run")
     assert run["seed"] == 7 and run["seed_chosen"] is True
+    # So are the answer times (issue 14): every bot's decisions were timed.
+    times = {line["bot"]: line for line in standings.pop("times")}
+    assert sorted(times) == sorted(BOTS)
+    assert all(line["decisions"] > 0 and line["median_ms"] is not None for line in times.values())
     produced = {
         "replays.jsonl": (tmp_path / "out" / "replays.jsonl").read_text(),
         "standings.json": json.dumps(standings, indent=2) + "\n",
