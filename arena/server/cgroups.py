@@ -14,8 +14,9 @@ Both kinds of machine are supported:
 - cgroup v2 (one unified hierarchy, `/sys/fs/cgroup/cgroup.controllers` exists): `memory.max`,
   `pids.max`, `cpu.weight`, and `cgroup.kill` to stop a bot (or `cgroup.freeze`, then SIGKILL to
   every member, on kernels before 5.14). The controllers must be enabled for the arena's own
-  cgroup's children; where the kernel refuses (the arena's cgroup holds processes and is not the
-  root), the bots still get a cgroup each, which stops them whole, without its limits.
+  cgroup's children; where the kernel refuses (v2 lets no cgroup that holds processes do so, but
+  the root), the run's parent goes under the hierarchy's root instead, and where that fails too,
+  the bots still get a cgroup each, which stops them whole, without its limits.
 - cgroup v1 (a mount per controller, as on the machines of `make test`): `memory`, `pids`,
   `cpu` and `freezer`, each under its own mount; a bot is stopped by freezing its cgroup, so that
   nothing in it can fork meanwhile, sending SIGKILL to every member, and thawing it.
@@ -298,7 +299,26 @@ class RunCgroups:
 
     @classmethod
     def _create_v2(cls, mount: Path) -> RunCgroups:
-        base = mount / _relative(_own_cgroups().get("", "/"))
+        own = mount / _relative(_own_cgroups().get("", "/"))
+        run = cls._create_v2_under(mount, own)
+        if run.limited or own == mount:
+            return run
+        # v2 lets no cgroup that holds processes (the arena's own, and whatever shares it)
+        # enable controllers for its children, the root alone excepted: there, then.
+        run._remove_empty()
+        try:
+            return cls._create_v2_under(mount, mount)
+        except OSError:
+            return cls._create_v2_under(mount, own)
+
+    def _remove_empty(self) -> None:
+        """Remove a run parent that has no bot cgroup yet."""
+        for parent in self.parents:
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+
+    @classmethod
+    def _create_v2_under(cls, mount: Path, base: Path) -> RunCgroups:
         _remove_stale(base)
         parent = base / _name()
         parent.mkdir()
