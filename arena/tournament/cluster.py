@@ -97,6 +97,10 @@ _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class WorkerGone(Exception):
+    """The worker a task was bound to left the cluster before the task ended."""
+
+
 class ClusterError(ConfigError):
     """A cluster that cannot be used (unreachable, no worker can play a bot), or a game that
     failed on it, with what to do; the games stored so far are kept."""
@@ -233,11 +237,15 @@ class Cluster:
             [bot for _, bot in shipped.values()], config.bot_options(), config.build_timeout
         )
         workers = await self.wait_for_workers(say)
-        prepared = await asyncio.gather(
-            *(self._on(address, _prepare, bundle) for address in workers)
+        answers = await asyncio.gather(
+            *(self._on(address, _prepare, bundle) for address in workers),
+            return_exceptions=True,
         )
+        for answer in answers:  # a worker that left meanwhile builds when it plays, if it does
+            if isinstance(answer, BaseException) and not isinstance(answer, WorkerGone):
+                raise answer
         failed: dict[str, list[str]] = {}
-        for done in prepared:
+        for done in (answer for answer in answers if isinstance(answer, Ready)):
             for name, (reason, tail) in sorted(done.errors.items()):
                 failed.setdefault(name, []).append(f"on worker {done.label}: {reason}")
                 _append_log(config.output / LOGS / f"{name}.log", done.label, "build", tail)
@@ -305,12 +313,29 @@ class Cluster:
                 )
 
     async def _on(self, address: str, function: Callable[..., T], *args: Any) -> T:
-        """Run `function(*args)` on the worker at `address`, and nowhere else."""
+        """Run `function(*args)` on the worker at `address`, and nowhere else; WorkerGone if
+        that worker leaves first (a task bound to it would wait for it forever)."""
         future = self.client.submit(
             function, *args, workers=[address], allow_other_workers=False, pure=False
         )
-        result: T = await future
-        return result
+
+        async def result() -> T:
+            done: T = await future
+            return done
+
+        waiting = asyncio.ensure_future(result())
+        try:
+            while True:
+                finished, _ = await asyncio.wait([waiting], timeout=POLL)
+                if finished:
+                    return waiting.result()
+                if address not in await self.workers():
+                    raise WorkerGone(address)
+        finally:
+            if not waiting.done():
+                waiting.cancel()
+                with contextlib.suppress(Exception):
+                    await self.client.cancel([future])  # type: ignore[no-untyped-call]  # distributed leaves it untyped
 
 
 @dataclass
@@ -372,9 +397,11 @@ class DaskExecutor:
         self._seen(workers)
         await asyncio.gather(*self._checking.values())
         if not self._fit:
+            why = "; ".join(f"{self.labels[a]}: {why}" for a, why in self._unfit.items())
             raise ClusterError(
-                "no worker can play every bot: "
-                + "; ".join(f"{self.labels[a]}: {why}" for a, why in self._unfit.items())
+                f"no worker can play every bot: {why}"
+                if why
+                else "every worker left the cluster before it was ready: start more"
             )
         self._poller = asyncio.ensure_future(self._follow())
 
@@ -444,6 +471,8 @@ class DaskExecutor:
             ready = await self._cluster._on(address, _ready, self._plugin)
         except asyncio.CancelledError:
             raise
+        except WorkerGone:  # lost before it was ready: noted as lost where it is seen gone
+            return
         except Exception as error:
             self._unfit[address] = f"its arena did not start: {error}"
             self._say(f"worker {self.labels[address]} cannot play: {error}")
