@@ -372,3 +372,20 @@ def test_arena_run_with_local_workers(tmp_path: Path, local: tuple[str, str]) ->
     assert document["workers"]["lost"] == []
     assert results(tmp_path / "out") == local
     assert (tmp_path / "out" / DATABASE).is_file()
+
+
+def test_the_organizer_counts_a_bots_faults_for_every_worker(
+    tmp_path: Path, shared: DaskCluster
+) -> None:
+    """A bot that plays a card it does not hold faults at every decision: each worker puts it out
+    at the limit, the organizer's referee for the whole tournament, and the workers learn it with
+    their next game; at most the limit on each worker is ever charged."""
+    illegal = parse_bot(f"illegal={Path(__file__).parents[1] / 'bots' / 'illegal_card_bot.py'}")
+    bots = (illegal, *(parse_bot(entry) for entry in ENTRIES[:2]))
+    changes = {"bots": bots, "max_faults": 3, "allow_faults": True}
+    summary = asyncio.run(run_tournament(on_cluster(tmp_path, shared, **changes)))
+    assert summary.played == 6 and not summary.interrupted
+    lines = {line.bot: line for line in summary.standings.bots}
+    assert lines["illegal"].disqualified
+    assert 3 <= lines["illegal"].faults <= 3 * len(shared.workers)
+    assert lines["heuristic"].faults == lines["random"].faults == 0
