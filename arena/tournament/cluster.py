@@ -292,7 +292,13 @@ class Cluster:
         say the same, else each worker's by its name."""
         say = announce or (lambda line: None)
         run = RunPlugin(secrets.token_hex(8), self.bundle(config))
-        await self.client.register_plugin(run, name=run.name)
+        try:
+            await self.client.register_plugin(run, name=run.name)
+        except Exception as error:  # a worker without the arena cannot even unpickle it
+            raise ClusterError(
+                f"a worker of {self.shown} cannot take the run ({type(error).__name__}: {error}): "
+                "is the arena installed there, the same version as here?"
+            ) from None
         executor = DaskExecutor(self, run.name, config, say, workers_up)
         try:
             await executor.start()
