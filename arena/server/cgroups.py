@@ -143,7 +143,7 @@ class BotCgroup:
         """Remove the cgroup's directories; it must be empty (see `kill`). Idempotent; a
         directory that is still busy is left for the run's parent to retry."""
         for directory in self.directories:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):  # gone already, or busy: see `RunCgroups.close`
                 directory.rmdir()
         self.removed = True
 
@@ -413,12 +413,18 @@ class RunCgroups:
                 await cgroup.kill()
                 cgroup.remove()
         self._children.clear()
-        for parent in self.parents:
-            for child in _subdirectories(parent):  # a child left busy by a slow exit
+        for _ in range(int(_PATIENCE / _SETTLE)):  # a cgroup stays busy until its last exit
+            for parent in self.parents:
+                for child in _subdirectories(parent):
+                    BotCgroup((child,), self.version).signal(signal.SIGKILL)
+                    with contextlib.suppress(OSError):
+                        child.rmdir()
                 with contextlib.suppress(OSError):
-                    child.rmdir()
-            with contextlib.suppress(FileNotFoundError):
-                parent.rmdir()
+                    parent.rmdir()
+            if not any(parent.exists() for parent in self.parents):
+                return
+            await asyncio.sleep(_SETTLE)
+        # Still busy after all that (a process stuck in the kernel): the next run removes it.
 
     def cores(self) -> tuple[int, ...]:
         """The cores the bots may be pinned to: those of the run's cpuset that this process may
