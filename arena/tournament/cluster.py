@@ -295,6 +295,8 @@ class Cluster:
         try:
             await self.client.register_plugin(run, name=run.name)
         except Exception as error:  # a worker without the arena cannot even unpickle it
+            with contextlib.suppress(Exception):
+                await self.client.unregister_worker_plugin(run.name)  # type: ignore[no-untyped-call]  # distributed leaves it untyped
             raise ClusterError(
                 f"a worker of {self.shown} cannot take the run ({type(error).__name__}: {error}): "
                 "is the arena installed there, the same version as here?"
