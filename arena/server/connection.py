@@ -6,20 +6,21 @@ under an id that is neither open nor late (never sent, or already answered) is a
 the bot got the request id wrong, so a request left unanswered meanwhile is malformed, not late.
 
 A request's time runs from when it was written to the bot's stream (`delivered`) to when its
-answer was read (`receive`), less the time the arena's own event loop was stalled meanwhile
-(`fairness.LagMeter`): a late answer that the arena itself was too busy to read is never a
-timeout. When the deadline passes, answers that have already arrived are read first.
+answer was read (`receive`). A late answer that the arena itself was too busy to read is never a
+timeout: when the deadline comes, answers that have arrived are read first, and if the arena's
+event loop only got round to the deadline late (stalled by other games, the results database, or
+not scheduled at all), the deadline is put off by as much, and that time is not the bot's.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import ProtocolError, answer_from_proto, pb, request_message
 from arena.rules import Decision, View
-from arena.server.fairness import LagMeter
 
 STRAY_LIMIT = 50
 """Stray answers kept for fault messages; the rest are only counted."""
@@ -30,6 +31,12 @@ SETTLE_TURNS = 3
 are not read yet, before the request times out."""
 SETTLE = 0.001
 """Then seconds given to gRPC's own threads to hand over what they have read."""
+STALL = 0.003
+"""Seconds late a deadline's timer may fire before the arena's loop counts as stalled at it."""
+UNWRITTEN_GRACE = 1.0
+"""Of its own allowance (deadline and bank), how long a request may wait to be written to the
+stream (behind messages the bot has not read yet) before its deadline starts to run all the
+same: a bot that stops reading its stream must not hold up its game for ever."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +45,7 @@ class Took:
 
     seconds: float
     """From when the request was written to the stream to when its answer was read, less the
-    arena's own stalls meanwhile."""
+    time the arena's loop was stalled at its deadline."""
     overage: float
     """Seconds past the deadline, drawn on the time bank (0 for an answer within it)."""
 
@@ -55,6 +62,8 @@ class _Open:
     """When it was put in the outbox (the loop's clock)."""
     sent: float | None = None
     """When it was written to the stream; None until then."""
+    written: asyncio.Future[None] | None = None
+    """Done once it is written (its deadline then starts)."""
     read: float | None = None
     """When its answer was read; None until then."""
 
@@ -101,6 +110,7 @@ class Connection:
         loop = asyncio.get_running_loop()
         waiting = _Open(decision, deadline, loop.create_future(), bank=max(0.0, bank))
         waiting.queued = loop.time()
+        waiting.written = loop.create_future()
         self._open[request_id] = waiting
         message = request_message(
             request_id, game_id, decision, round(deadline * 1000), view, round(waiting.bank * 1000)
@@ -114,6 +124,8 @@ class Connection:
             waiting = self._open.get(message.request.request_id)
             if waiting is not None and waiting.sent is None:
                 waiting.sent = asyncio.get_running_loop().time()
+                if waiting.written is not None and not waiting.written.done():
+                    waiting.written.set_result(None)
 
     async def answer(self, request_id: int) -> int:
         """The card or row that answers a request sent with `request`, once it comes (see
@@ -124,9 +136,10 @@ class Connection:
     async def answer_timed(self, request_id: int) -> tuple[int, Took]:
         """The card or row that answers a request sent with `request`, and how long it took.
 
-        Its deadline (and bank) counts from when the request was written to the stream (from
-        when it was queued, until then), and is put off by every stall of the arena's event loop
-        meanwhile; once it passes, answers that have arrived are read before it times out.
+        Its deadline (and bank) counts from when the request was written to the stream (or, if
+        it is not written by then, from `UNWRITTEN_GRACE` times its allowance after it was
+        queued). When it comes, answers that have arrived are read first, and a timer that the
+        arena's loop ran late (`STALL`) puts the deadline off by as much.
 
         Raises PlayerFault: TIMEOUT when the deadline passes first (MALFORMED if stray answers
         came meanwhile), CRASHED when the stream ends first, MALFORMED for an answer of the wrong
@@ -134,24 +147,37 @@ class Connection:
         """
         waiting = self._open[request_id]
         loop = asyncio.get_running_loop()
-        meter = LagMeter.of(loop)
-        meter.hold()
         limit = waiting.deadline + waiting.bank
+        stalled = 0.0  # seconds the loop was late at this request's deadline: not the bot's
         settled = False
         try:
             while not waiting.answer.done():
-                start = waiting.sent if waiting.sent is not None else waiting.queued
+                awaited: tuple[asyncio.Future[Any], ...] = (waiting.answer,)
+                if waiting.sent is not None:
+                    start = waiting.sent
+                else:  # the deadline starts once it is written: wake up then
+                    start = waiting.queued + UNWRITTEN_GRACE * limit
+                    if waiting.written is not None:
+                        awaited = (waiting.answer, waiting.written)
                 now = loop.time()
-                due = start + limit + meter.stalled(start, now)
+                due = start + limit + stalled
                 if now < due:
                     settled = False
-                    await asyncio.wait((waiting.answer,), timeout=due - now)
-                    meter.note(due, loop.time())  # a timer that woke late: a stall
+                    done, _ = await asyncio.wait(
+                        awaited, timeout=due - now, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    late = loop.time() - due
+                    if not done and late > STALL:
+                        stalled += late
                     continue
                 if not settled:  # an answer that arrived but is not read yet still counts
                     settled = True
+                    began = loop.time()
                     await _settle(waiting.answer)
-                    continue  # and a stall noticed meanwhile puts the deadline off
+                    late = loop.time() - began - SETTLE
+                    if late > STALL:  # the loop stalled even then: that is the arena's too
+                        stalled += late
+                    continue
                 self._expect_late(request_id)
                 # An answer under another id while it waited is most likely a wrong request id.
                 kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
@@ -159,10 +185,9 @@ class Connection:
             answer = waiting.answer.result()  # raises the CRASHED fault of a closed stream
         finally:
             del self._open[request_id]
-            meter.release()
         start = waiting.sent if waiting.sent is not None else waiting.queued
         read = waiting.read if waiting.read is not None else loop.time()
-        seconds = max(0.0, read - start - meter.stalled(start, read))
+        seconds = max(0.0, read - start - stalled)
         took = Took(seconds, min(waiting.bank, max(0.0, seconds - waiting.deadline)))
         try:
             return answer_from_proto(answer, waiting.decision), took

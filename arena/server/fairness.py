@@ -17,9 +17,9 @@ The policy, in one place:
   with it for the CPU while it thinks.
 
 In either mode the time a decision took is counted from when its request was written to the
-bot's stream to when its answer was read, less any stall of the arena's own event loop meanwhile
-(`LagMeter`; see `Connection.answer_timed`), and the CPU the bot's cgroup used meanwhile is
-recorded beside it (`Pacer.decision`).
+bot's stream to when its answer was read, and the arena's own stalls at its deadline are never
+the bot's (`Connection.answer_timed`); the CPU the bot's cgroup used meanwhile is recorded beside
+it (`Pacer.decision`).
 
 Two arenas on one machine (two tournaments, or the workers of a `--workers` cluster) spread
 their games over the cores too: a game takes the core that the fewest other arenas' games hold
@@ -36,14 +36,12 @@ import fcntl
 import os
 import tempfile
 import time
-import weakref
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from arena.server.cgroups import BotCgroup, RunCgroups
 from arena.server.errors import BotError
@@ -137,7 +135,7 @@ def _missing(cgroups: RunCgroups | str) -> str:
         return f"no cgroups: {cgroups}"
     lacking = [
         what
-        for what, present in (("a cpuset", cgroups.pinned), ("a freezer", cgroups.freezable))
+        for what, present in (("cpuset", cgroups.pinned), ("freezer", cgroups.freezable))
         if not present
     ]
     if lacking:
@@ -198,89 +196,6 @@ class Cores:
                     continue
                 return core, descriptor
         return min(self._free), None
-
-
-# -- the arena's own stalls --------------------------------------------------------------------
-
-
-class LagMeter:
-    """Notices when this event loop was stalled: busy with other work (other games, the
-    results database, a slow callback) or not scheduled at all, so that it could not have read
-    an answer that had arrived. Time it was stalled is never counted against a bot.
-
-    A task wakes every `TICK` seconds while decisions are waiting (`hold`, `release`) and notes
-    each wake-up that came more than `SLACK` late; it ends by itself once none waits.
-    """
-
-    TICK = 0.01
-    """Seconds between looks."""
-    SLACK = 0.003
-    """Lateness of a look that is taken for the loop's own jitter, not a stall."""
-    KEEP = 120.0
-    """Seconds of stalls remembered: more than any decision lasts."""
-    IDLE = 1.0
-    """Seconds without a waiting decision after which the task ends."""
-
-    _meters: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LagMeter]] = (
-        weakref.WeakKeyDictionary()
-    )
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._stalls: deque[tuple[float, float]] = deque()
-        """(start, end) of every stall noted, on the loop's clock, oldest first."""
-        self._users = 0
-        self._last_use = 0.0
-        self._task: asyncio.Task[None] | None = None
-
-    @classmethod
-    def of(cls, loop: asyncio.AbstractEventLoop | None = None) -> LagMeter:
-        """The meter of `loop` (the running one by default)."""
-        loop = loop or asyncio.get_running_loop()
-        meter = cls._meters.get(loop)
-        if meter is None:
-            meter = cls._meters[loop] = cls(loop)
-        return meter
-
-    def hold(self) -> None:
-        """A decision waits: keep watching until it is `release`d."""
-        self._users += 1
-        if self._task is None or self._task.done():
-            self._task = self._loop.create_task(self._watch())
-
-    def release(self) -> None:
-        """The decision is over."""
-        self._users -= 1
-        self._last_use = self._loop.time()
-
-    def note(self, start: float, end: float) -> None:
-        """A stall from `start` to `end` noticed elsewhere (a timer that woke late)."""
-        if end - start > self.SLACK:
-            self._stalls.append((start, end))
-
-    def stalled(self, since: float, until: float) -> float:
-        """Seconds the loop was stalled between `since` and `until` (overlaps counted once)."""
-        total, reached = 0.0, since
-        for start, end in self._stalls:
-            start, end = max(start, reached), min(end, until)
-            if end > start:
-                total += end - start
-                reached = end
-        return total
-
-    async def _watch(self) -> None:
-        loop = self._loop
-        expected = loop.time() + self.TICK
-        while True:
-            await asyncio.sleep(self.TICK)
-            now = loop.time()
-            if now - expected > self.SLACK:
-                self._stalls.append((expected, now))
-            while self._stalls and self._stalls[0][1] < now - self.KEEP:
-                self._stalls.popleft()
-            expected = now + self.TICK
-            if self._users <= 0 and now - self._last_use > self.IDLE:
-                return
 
 
 # -- pacing one game ---------------------------------------------------------------------------
