@@ -42,9 +42,10 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 DEFAULT_FIELD = ("heuristic", "lowest", "random")
 """The sample bots of the default field: `sample_bots/python/NAME_bot.py`, named NAME."""
 DEFAULT_MAX_GAMES = 10_000
-"""Games at most, NEW's and OLD's together: at a margin of 1 bullhead a comparison of whole games
-takes about 4,000 to 5,000 games to accept H0 for two equal bots (a deal's difference varies by
-about 9 to 10 bullheads), so most comparisons end with a verdict within it."""
+"""Games at most, NEW's and OLD's together: at a margin of 1 bullhead, two equally strong bots
+(not identical: the noisy twin against itself) took about 5,100 whole games on average to accept
+H0 in `scripts/measure_compare.py` (a deal's difference varies by about 10 bullheads), a clearly
+better one about 600 to accept H1, so most comparisons end with a verdict within it."""
 NOT_SHARED = ("players", "games", "sample", "gauntlet", "replace", "allow_faults", "build_timeout")
 """Tournament settings that `arena compare` does not take: the table is the candidate and the
 field, the games are decided by the test (`--max-games`), and the rest concern tournaments."""
@@ -267,9 +268,10 @@ def verdict_lines(result: CompareResult) -> list[str]:
     """The verdict for people: what it means, the mean difference with its interval, the LLR."""
     state, h = result.state, result.config.hypotheses
     new, old = result.config.new.name, result.config.old.name
+    margin = f"{h.margin:g} bullhead{'' if h.margin == 1 else 's'} a game"
     meaning = {
-        Verdict.H1: f"H1: {new} is better than {old}, by at least {h.margin:g} bullheads a game",
-        Verdict.H0: f"H0: {new} is no better than {old} (not by {h.margin:g} bullheads a game)",
+        Verdict.H1: f"H1: {new} is better than {old}, by at least {margin}",
+        Verdict.H0: f"H0: {new} is no better than {old} (it does not take {margin} fewer)",
         Verdict.UNDECIDED: (
             f"undecided: neither bound was reached in {result.games} games; a larger "
             "--max-games carries the comparison on"
