@@ -243,3 +243,84 @@ def heat_map(standings: Standings) -> str:
         f"<table id=heatmap><thead><tr><th></th>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
+
+
+def _log_ticks(low: float, high: float) -> list[float]:
+    """Ticks 1, 2 and 5 times the powers of ten from below `low` to above `high` (ms)."""
+    ticks: list[float] = []
+    power = 10 ** math.floor(math.log10(max(low, 1e-3)))
+    while not ticks or ticks[-1] < high:
+        for m in (1, 2, 5):
+            value = m * power
+            if value >= low / 5 or not ticks:
+                ticks.append(value)
+            if value >= high:
+                break
+        power *= 10
+    if len(ticks) > 8:  # a wide range: the powers of ten and their halves are enough
+        ticks = [t for t in ticks if f"{t:g}".lstrip("0.")[0] in "15"]
+    return ticks
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+def times_chart(standings: Standings, colours: Mapping[str, str]) -> str:
+    """Each bot's answer times on a log scale, in rank order: its median (dot), 99th
+    percentile (bar end) and slowest answer (tick), with the time bank it drew on; empty when
+    no time was recorded (games stored before times were kept, a replay file)."""
+    lines = [line for line in standings.times if line.median is not None]
+    if not lines:
+        return ""
+    left, right, row, top = 170, 190, 30, 46
+    width = 760
+    plot = width - left - right
+    values = [v * 1000 for line in lines for v in (line.median, line.slowest) if v is not None]
+    ticks = _log_ticks(max(min(values), 0.05), max(values))
+    low, high = math.log10(ticks[0]), math.log10(ticks[-1])
+
+    def x(ms: float) -> float:
+        return left + (math.log10(max(ms, ticks[0])) - low) / ((high - low) or 1) * plot
+
+    height = top + row * len(lines) + 10
+    parts = [
+        f"<svg id=times-chart class=chart viewBox='0 0 {width} {height}' role=img "
+        "aria-label='Answer times per bot: median, 99th percentile, slowest'>"
+    ]
+    for tick in ticks:
+        parts.append(
+            f"<line class=grid x1={x(tick):.1f} x2={x(tick):.1f} y1={top - 10} y2={height - 6} />"
+            f"<text class=tick x={x(tick):.1f} y={top - 14} text-anchor=middle>"
+            f"{_number(tick)}</text>"
+        )
+    parts.append(
+        f"<text class=axis x={left} y=14>ms per decision, log scale: median (dot), "
+        "99th percentile (bar), slowest (tick)</text>"
+    )
+    for index, line in enumerate(lines):
+        assert line.median is not None and line.p99 is not None and line.slowest is not None
+        y = top + row * index + row / 2
+        colour = colours.get(line.bot, "#888")
+        median, p99, slowest = line.median * 1000, line.p99 * 1000, line.slowest * 1000
+        cpu = "" if line.cpu_median is None else f", CPU {_ms(line.cpu_median * 1000)} ms"
+        bank = f", {line.bank_used:.2f} s of time bank in {line.bank_games} games"
+        bank = bank if line.bank_games else ""
+        tip = (
+            f"{line.bot}: median {_ms(median)} ms, 99th percentile {_ms(p99)} ms, slowest "
+            f"{_ms(slowest)} ms over {line.decisions} decisions{cpu}{bank}"
+        )
+        shown = f"{_ms(median)} / {_ms(p99)} ms" + (f" · bank {line.bank_used:.1f} s" * bool(bank))
+        parts.append(
+            f"<g><title>{_e(tip)}</title>"
+            f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
+            f"{_label(line.bot)}</text>"
+            f"<line x1={x(median):.1f} x2={x(p99):.1f} y1={y:.1f} y2={y:.1f} stroke='{colour}' "
+            "stroke-width=6 stroke-linecap=round opacity=0.45 />"
+            f"<line x1={x(slowest):.1f} x2={x(slowest):.1f} y1={y - 7:.1f} y2={y + 7:.1f} "
+            f"stroke='{colour}' stroke-width=2 />"
+            f"<circle cx={x(median):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
+            f"<text class=value x={left + plot + 10:.1f} y={y + 4:.1f}>{_e(shown)}</text></g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.players import Fault
+from arena.players import DecisionTime, Fault
 from arena.players.referee import ABSENT
 from arena.rules import (
     BULLHEADS,
@@ -86,6 +86,36 @@ Logs = Mapping[tuple[int | None, int | None], Sequence[str]]
 round's draft, (None, None) in the game before its first decision. Shown escaped (`safe`)."""
 LOG = "| "
 """What starts each line of a bot's log in a replay."""
+
+Times = Mapping[tuple[int, int, int, Decision], DecisionTime]
+"""How long each decision took, by (round, turn, seat, decision), round and turn from 0 (see
+`decision_times`)."""
+
+
+def decision_times(
+    times: Sequence[DecisionTime],
+) -> dict[tuple[int, int, int, Decision], DecisionTime]:
+    """A game's decision times by where they were made (a draft pick under its round's
+    `DRAFT_TURN`, the round's last pick of a seat kept)."""
+    return {
+        (
+            time.round,
+            DRAFT_TURN if time.decision is Decision.DRAFT else time.turn,
+            time.seat,
+            time.decision,
+        ): time
+        for time in times
+    }
+
+
+def took(time: DecisionTime | None) -> str:
+    """A decision's time for people, e.g. ` (312 ms)`, ` (0.8 ms)`; empty when unknown."""
+    if time is None:
+        return ""
+    ms = time.seconds * 1000
+    shown = f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+    bank = f", {time.bank * 1000:.0f} ms of bank" if time.bank > 0 else ""
+    return f" ({shown} ms{bank})"
 
 
 def _log_lines(logs: Logs | None, at: tuple[int | None, int | None], indent: str) -> list[str]:
@@ -236,20 +266,26 @@ def _turn_lines(
     paint: Paint,
     marks: Marks | None = None,
     logs: Logs | None = None,
+    times: Times | None = None,
 ) -> Iterator[str]:
     indent = " " * 11
-    marked = (marks or {}).get((moment.round, moment.turn - 1), ())
+    at = (moment.round, moment.turn - 1)
+    marked = (marks or {}).get(at, ())
+    timed = times or {}
     fallback_cards = {m.seat for m in marked if m.decision is Decision.CARD}
     played = ", ".join(
-        f"{names[s]} {card(c, paint)}" + (" [fallback]" if s in fallback_cards else "")
+        f"{names[s]} {card(c, paint)}"
+        + (" [fallback]" if s in fallback_cards else "")
+        + took(timed.get((*at, s, Decision.CARD)))
         for s, c in enumerate(moment.record.cards)
     )
     yield f"  turn {moment.turn:>2}: {played}"
-    yield from _log_lines(logs, (moment.round, moment.turn - 1), indent)
+    yield from _log_lines(logs, at, indent)
     fallback_rows = {m.seat for m in marked if m.decision is Decision.ROW}
     for p in moment.record.placements:
         flag = " [fallback]" if p.chosen and p.seat in fallback_rows else ""
-        yield indent + _placement(p, names, paint) + flag
+        chose = took(timed.get((*at, p.seat, Decision.ROW))) if p.chosen else ""
+        yield indent + _placement(p, names, paint) + flag + chose
     for mark in marked:
         yield indent + mark_line(mark, names)
     yield from _row_lines(moment.rows, indent, paint)
@@ -290,12 +326,13 @@ def _round_lines(
     paint: Paint,
     marks: Marks | None,
     logs: Logs | None = None,
+    times: Times | None = None,
 ) -> Iterator[str]:
     round_ = record.rounds[index]
     before = totals_before(record, index)
     yield from _round_head(round_, index, names, paint, marks, logs)
     for moment in walk_round(round_, index, before):
-        yield from _turn_lines(moment, names, paint, marks, logs)
+        yield from _turn_lines(moment, names, paint, marks, logs, times)
     scores = ", ".join(
         f"{names[s]} {pen} (total {b + pen})"
         for s, (pen, b) in enumerate(zip(round_.penalties, before, strict=True))
@@ -323,14 +360,16 @@ def render_game(
     paint: Paint = plain,
     marks: Marks | None = None,
     logs: Logs | None = None,
+    times: Times | None = None,
 ) -> str:
     """The whole game, round by round and turn by turn, ending with the winners; each decision
-    the fallback made (`marks`, from `fallback_marks`) is marked where it was made, and a bot's
-    log lines (`logs`) are shown under the turn they were written in."""
+    the fallback made (`marks`, from `fallback_marks`) is marked where it was made, a bot's
+    log lines (`logs`) are shown under the turn they were written in, and with `times` each
+    card and row choice says how long its bot took."""
     lines = [_header(record), *_log_lines(logs, (None, None), "  ")]
     for index in range(len(record.rounds)):
         lines.append("")
-        lines.extend(_round_lines(record, index, names, paint, marks, logs))
+        lines.extend(_round_lines(record, index, names, paint, marks, logs, times))
     lines.append("")
     lines.extend(final_lines(record, names))
     return "\n".join(lines)
@@ -343,9 +382,10 @@ def render_round(
     paint: Paint = plain,
     marks: Marks | None = None,
     logs: Logs | None = None,
+    times: Times | None = None,
 ) -> str:
     """One round of a game: its deal, its turns and its scores. `index` counts from 0."""
-    return "\n".join(_round_lines(record, index, names, paint, marks, logs))
+    return "\n".join(_round_lines(record, index, names, paint, marks, logs, times))
 
 
 def render_turn(
@@ -356,6 +396,7 @@ def render_turn(
     paint: Paint = plain,
     marks: Marks | None = None,
     logs: Logs | None = None,
+    times: Times | None = None,
 ) -> str:
     """One turn of a game, after the rows it found, so that it reads on its own.
 
@@ -367,5 +408,5 @@ def render_turn(
     rows = moments[turn - 2].rows if turn > 1 else round_.rows
     lines = [f"Round {index + 1}, turn {turn} of {len(round_.turns)}", "  rows before the turn:"]
     lines.extend(_row_lines(rows, " " * 11, paint))
-    lines.extend(_turn_lines(moment, names, paint, marks, logs))
+    lines.extend(_turn_lines(moment, names, paint, marks, logs, times))
     return "\n".join(lines)

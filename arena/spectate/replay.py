@@ -18,6 +18,7 @@ from arena.spectate.display import (
     LEGEND,
     Marks,
     Paint,
+    decision_times,
     fallback_marks,
     fault_line,
     final_lines,
@@ -124,20 +125,22 @@ def show_game(
     log: BotLines | None = None,
 ) -> str:
     """One game for the terminal: all of it, or one round (`turn` "R") or one turn ("R.T"), each
-    decision the fallback made marked with its fault (`outcome_marks`), and with `log` one bot's
-    log lines under the turns they were written in."""
+    decision the fallback made marked with its fault (`outcome_marks`), each decision's time
+    when the results database kept it, and with `log` one bot's log lines under the turns they
+    were written in."""
     record = outcome.record
     names = [safe(bot) for bot in outcome.spec.seats]
     marks = outcome_marks(outcome, out_in)
     logs = log.by_turn() if log is not None else None
+    times = decision_times(outcome.times)
     if turn is None:
-        body = render_game(record, names, paint, marks, logs)
+        body = render_game(record, names, paint, marks, logs, times)
     else:
         index, turn_number = _where(outcome, turn)
         if turn_number is None:
-            body = render_round(record, index, names, paint, marks, logs)
+            body = render_round(record, index, names, paint, marks, logs, times)
         else:
-            body = render_turn(record, index, turn_number, names, paint, marks, logs)
+            body = render_turn(record, index, turn_number, names, paint, marks, logs, times)
     faults = [fault_line(fault, names) for fault in outcome.faults]
     head = _head(outcome, names, log)
     return "\n".join([*head, body, *(["", *faults] if faults else [])])
@@ -170,6 +173,7 @@ def step_through(
     names = [safe(bot) for bot in outcome.spec.seats]
     marks = outcome_marks(outcome, out_in)
     logs = log.by_turn() if log is not None else None
+    times = decision_times(outcome.times)
     spots = [
         (index, number)
         for index, round_ in enumerate(record.rounds)
@@ -181,7 +185,7 @@ def step_through(
         at = spots.index((index, number or 1))
     while True:
         index, number = spots[at]
-        shown = render_turn(record, index, number, names, paint, marks, logs)
+        shown = render_turn(record, index, number, names, paint, marks, logs, times)
         screen = [*_head(outcome, names, log), shown]
         if at == len(spots) - 1:
             screen += ["", *final_lines(record, names)]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.players import FaultKind
-from arena.rules import BULLHEADS, GameRecord
+from arena.rules import BULLHEADS, Decision, GameRecord
 from arena.server.botlog import ARENA
 from arena.spectate import charts
 from arena.spectate.replay import outcome_marks
@@ -260,7 +260,7 @@ def compact(
         for (index, turn), found in sorted(outcome_marks(outcome, out_in).items())
         for mark in found
     ]
-    return {
+    game = {
         "id": outcome.game_id,
         "n": number,
         "seats": [bots[bot] for bot in outcome.spec.seats],
@@ -270,6 +270,20 @@ def compact(
         "marks": marks,
         "rounds": rounds,
     }
+    if outcome.times:  # [round, turn from 1 (0: the draft), seat, decision, ms, CPU ms, bank ms]
+        game["times"] = [
+            [
+                time.round,
+                0 if time.decision is Decision.DRAFT else time.turn + 1,
+                time.seat,
+                time.decision.value,
+                round(time.seconds * 1000, 1),
+                None if time.cpu is None else round(time.cpu * 1000, 1),
+                round(time.bank * 1000),
+            ]
+            for time in outcome.times
+        ]
+    return game
 
 
 def add_logs(
@@ -560,6 +574,8 @@ def build_report(
         "standings_chart": charts.interval_chart(standings, colours) + _points_note(standings),
         "standings_table": _standings_table(standings, colours, embedded),
         "distributions": charts.distributions(standings, tally.per_game, colours),
+        "times_chart": charts.times_chart(standings, colours)
+        or "<p class=quiet>No answer times were recorded for these games.</p>",
         "heatmap": charts.heat_map(standings),
         "faults": _problems(source, standings, out) + _faults_section(standings, tally, embedded),
         "notable": _notable(tally, embedded),

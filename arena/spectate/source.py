@@ -28,6 +28,7 @@ from arena.tournament.store import (
     REPLAYS,
     Entry,
     decode_outcome,
+    has_times,
     read_entries,
     read_notes,
 )
@@ -234,10 +235,17 @@ class StoreSource(GameSource):
         return 0 if row is None else int(row[0])
 
     def outcomes(self, ids: Collection[str] | None = None) -> Iterator[GameOutcome]:
-        columns = "SELECT spec, outcome, record, table_index, deal, rotation FROM games"
+        # With each game's decision times, where the database keeps them (issue 14).
+        timed = self._timed()
+        columns = (
+            "SELECT games.spec, games.outcome, games.record, "
+            + ("decision_times.times" if timed else "NULL")
+            + ", games.table_index, games.deal, games.rotation FROM games"
+            + (" LEFT JOIN decision_times USING (game_id)" if timed else "")
+        )
         if ids is None:
-            rows: Iterable[tuple[str, str, str, int, int, int]] = self._query(
-                columns + " ORDER BY table_index, deal, rotation"
+            rows: Iterable[tuple[str, str, str, str | None, int, int, int]] = self._query(
+                columns + " ORDER BY games.table_index, games.deal, games.rotation"
             )
         else:
             # A few hundred ids at a time (SQLite caps a statement's parameters), then sorted:
@@ -247,10 +255,17 @@ class StoreSource(GameSource):
             for start in range(0, len(wanted), _IDS_PER_QUERY):
                 chunk = wanted[start : start + _IDS_PER_QUERY]
                 marks = ", ".join("?" * len(chunk))
-                found += self._query(f"{columns} WHERE game_id IN ({marks})", chunk).fetchall()
-            rows = sorted(found, key=lambda row: row[3:])
-        for spec, result, record, *_ in rows:
-            yield decode_outcome(spec, result, record)
+                sql = f"{columns} WHERE games.game_id IN ({marks})"
+                found += self._query(sql, chunk).fetchall()
+            rows = sorted(found, key=lambda row: row[4:])
+        for spec, result, record, times, *_ in rows:
+            yield decode_outcome(spec, result, record, times)
+
+    def _timed(self) -> bool:
+        try:
+            return has_times(self._db)
+        except sqlite3.Error as error:
+            raise SpectateError(f"cannot read {self.path}: {error}") from None
 
     def bot_lines(
         self, bot: str | None = None, games: Collection[str] | None = None

@@ -139,6 +139,17 @@
     return item;
   }
 
+  function timeOf(m, seat, decision) {
+    const found = (state.game.times || []).find(
+      ([r, t, s, d]) => r === m.round && t === m.turn && s === seat && d === decision);
+    if (!found) return null;
+    const [, , , , ms, cpu, bank] = found;
+    const badge = el("span", "think", `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`);
+    badge.title = `answered in ${ms} ms` + (cpu === null ? "" : `, ${cpu} ms of CPU`) +
+      (bank ? `, ${bank} ms of time bank` : "");
+    return badge;
+  }
+
   function showTurn(m) {
     const seats = state.game.seats;
     const revealed = $("revealed");
@@ -163,6 +174,8 @@
       chip.appendChild(botName(seats[s]));
       chip.appendChild(card(c));
       if (m.took[s]) chip.appendChild(el("span", "took", `+${m.took[s]}`));
+      const think = timeOf(m, s, "card");
+      if (think) chip.appendChild(think);
       const mark = marks.find(([, , seat, decision]) => seat === s && decision === "card");
       if (mark) {
         chip.classList.add("fallback");
@@ -188,6 +201,8 @@
         const mark = e.how === CHOSEN &&
           marks.find(([, , seat, decision]) => seat === e.seat && decision === "row");
         if (mark) item.appendChild(faultMark(mark));
+        const think = e.how === CHOSEN && timeOf(m, e.seat, "row");
+        if (think) item.appendChild(think);
       }
       events.appendChild(item);
     }
