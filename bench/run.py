@@ -14,7 +14,10 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
   resident memory for 100 and for 2,000 games (`bench.cluster`);
 - sealing: a sealed bot's start-up against an unsealed one's, and the e2e tournament unsealed and
   sealed, with one process for all games (the baseline: how bots ran before sealing), a process
-  per seat rotation (the default) and a fresh process per game (`bench.sealing`).
+  per seat rotation (the default) and a fresh process per game (`bench.sealing`);
+- fair: fast bots' decisions/s in fair CPU mode (one decider at a time, the others frozen)
+  against shared mode, the cost of thawing and freezing a bot around a decision, and how far
+  the recorded answer times are from a bot's own measurement of its think time (`bench.fair`).
 
 Everything is measured in this one run, so every ratio compares figures taken under the same
 load: on a shared machine the absolute figures move, the ratios much less. Each timed section
@@ -73,6 +76,15 @@ class Sizes:
     sealing_max_rounds: int | None = None
     sealing_repeats: int = 3
     """Rounds of the five tournaments, interleaved: each figure is the median of its rounds."""
+    fair_games: int = 40
+    """Games of each fair and shared tournament of fast bots (see `bench.fair`)."""
+    fair_max_rounds: int | None = None
+    fair_trials: int = 2
+    """Fair and shared tournaments, alternately: each mode's figure is its median."""
+    fair_cycles: int = 200
+    """Freezes and thaws of a bot's cgroup."""
+    fair_accuracy_games: int = 6
+    """Games of the bot that measures its own think time, in each mode."""
 
 
 QUICK = Sizes(
@@ -92,10 +104,15 @@ QUICK = Sizes(
     sealing_per_game_games=4,
     sealing_max_rounds=1,
     sealing_repeats=1,
+    fair_games=4,
+    fair_max_rounds=1,
+    fair_trials=1,
+    fair_cycles=5,
+    fair_accuracy_games=3,
 )
 """Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test)."""
 
-SECTIONS = ("engine", "floor", "e2e", "memory", "cluster", "sealing")
+SECTIONS = ("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair")
 
 
 def _child(module: str, *args: str) -> dict[str, Any]:
@@ -188,6 +205,19 @@ def run_sealing(sizes: Sizes) -> dict[str, Any]:
     return _child("bench.sealing", *args)
 
 
+def run_fair(sizes: Sizes) -> dict[str, Any]:
+    """The fair-CPU section: fast bots fair and shared, freezing, time accuracy (`bench.fair`)."""
+    args = [
+        f"--games={sizes.fair_games}",
+        f"--trials={sizes.fair_trials}",
+        f"--cycles={sizes.fair_cycles}",
+        f"--accuracy-games={sizes.fair_accuracy_games}",
+    ]
+    if sizes.fair_max_rounds is not None:
+        args.append(f"--max-rounds={sizes.fair_max_rounds}")
+    return _child("bench.fair", *args)
+
+
 RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "engine": run_engine,
     "floor": run_floor,
@@ -195,6 +225,7 @@ RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "memory": run_memory,
     "cluster": run_cluster,
     "sealing": run_sealing,
+    "fair": run_fair,
 }
 
 
@@ -386,8 +417,54 @@ def table(results: dict[str, Any]) -> str:
         )
     rows.extend(_cluster_rows(results.get("cluster")))
     rows.extend(_sealing_rows(results.get("sealing")))
+    rows.extend(_fair_rows(results.get("fair")))
     headers = ["measured", "figure", "value", "baseline", "ratio"]
     return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
+
+
+def _fair_rows(fair: dict[str, Any] | None) -> list[list[Any]]:
+    """The fair-CPU section's rows: fast bots' decisions/s fair against shared, a freeze and
+    thaw per decision, and the recorded answer times against the bot's own clock."""
+    if not fair:
+        return []
+    rates = fair["rates"]
+    shared = rates["shared"]["decisions_per_s"]
+    value = rates["fair"]["decisions_per_s"]
+    rows: list[list[Any]] = [
+        [
+            "fast bots, fair CPU (one decider at a time)",
+            "decisions/s",
+            f"{value:,.0f}",
+            f"{shared:,.0f} shared (all at once)",
+            f"{rates['ratio']:.2f}",
+        ]
+    ]
+    freeze = fair["freeze"]
+    if "skipped" in freeze:
+        rows.append(["freeze and thaw", "skipped", freeze["skipped"], "", ""])
+    else:
+        for kind, label in (("idle", "an idle bot"), ("busy", "a bot with 16 busy processes")):
+            cycle = freeze[kind]
+            rows.append(
+                [
+                    f"thaw and freeze {label}, per decision",
+                    "median / p99",
+                    f"{cycle['median_us']:,.0f} / {cycle['p99_us']:,.0f} µs",
+                    "",
+                    "",
+                ]
+            )
+    for entry in fair["accuracy"]:
+        rows.append(
+            [
+                f"recorded answer time - the bot's own, {entry['mode']} CPU",
+                "median / p99",
+                f"{entry['median_us'] / 1000:+.2f} / {entry['p99_us'] / 1000:+.2f} ms",
+                f"{entry['own_median_ms']:.1f} ms thought",
+                "",
+            ]
+        )
+    return rows
 
 
 def _sealing_rows(sealing: dict[str, Any] | None) -> list[list[Any]]:

@@ -33,6 +33,11 @@ SETTLE = 0.001
 """Then seconds given to gRPC's own threads to hand over what they have read."""
 STALL = 0.003
 """Seconds late a deadline's timer may fire before the arena's loop counts as stalled at it."""
+WRITE_SLACK = 0.005
+"""Seconds a request's write may take and still count from when it began: gRPC tells of a
+write only when it next asks for a message, after the bot may already be at work on it. A write
+that takes longer was held up (by messages the bot has not read yet, or by the arena itself),
+and the request's time starts when it is done."""
 UNWRITTEN_GRACE = 1.0
 """Of its own allowance (deadline and bank), how long a request may wait to be written to the
 stream (behind messages the bot has not read yet) before its deadline starts to run all the
@@ -118,12 +123,16 @@ class Connection:
         self.outbox.put_nowait(message)
         return request_id
 
-    def delivered(self, message: pb.ArenaMessage) -> None:
-        """`message` from the outbox was written to the stream: a request's time starts now."""
+    def delivered(self, message: pb.ArenaMessage, began: float | None = None) -> None:
+        """`message` from the outbox was written to the stream, the write having begun at
+        `began` (the loop's clock; None: now): a request's time starts then, or now if the write
+        took longer than `WRITE_SLACK`."""
         if message.WhichOneof("kind") == "request":
             waiting = self._open.get(message.request.request_id)
             if waiting is not None and waiting.sent is None:
-                waiting.sent = asyncio.get_running_loop().time()
+                now = asyncio.get_running_loop().time()
+                quick = began is not None and now - began <= WRITE_SLACK
+                waiting.sent = began if quick and began is not None else now
                 if waiting.written is not None and not waiting.written.done():
                     waiting.written.set_result(None)
 

@@ -111,9 +111,11 @@ class ArenaService(rpc.ArenaServicer):
                     arena_version=__version__,
                 )
             )
+            loop = asyncio.get_running_loop()
             while (message := await connection.outbox.get()) is not None:
+                began = loop.time()
                 yield message
-                connection.delivered(message)  # written: a request's time starts now
+                connection.delivered(message, began)  # written: a request's time starts
         finally:
             reader.cancel()
             connection.close("the stream ended")

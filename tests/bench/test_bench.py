@@ -62,3 +62,7 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
         ]
         assert all(run["decisions_per_s"] > 0 for run in sealing["runs"])
         assert "bot start-up to hello, sealed" in text
+    fair = results["fair"]
+    assert fair["rates"]["ratio"] > 0 and fair["rates"]["fair"]["ran_as"] in (["fair"], ["shared"])
+    assert [entry["decisions"] for entry in fair["accuracy"]] == [30, 30]
+    assert "fast bots, fair CPU" in text and "recorded answer time - the bot's own" in text

@@ -1,0 +1,228 @@
+"""Fair CPU (issue 14): what it costs, and how true the recorded times are.
+
+Run as `python -m bench.fair --games N [--max-rounds R] [--cycles C] [--trials T]` in a process
+of its own; prints one JSON object with three parts:
+
+- `rates`: the random and lowest sample bots (two copies each) at a 4-player table, played at
+  the default concurrency in fair mode (a core per game, seats asked one at a time, each bot
+  thawed for its own decision alone) and in shared mode (every seat at once), alternately
+  `trials` times; decisions/s over the steady state (after the first games, which start the
+  bots: with `--reuse-processes`, no bot starts after them), each mode's median. The ratio
+  fair / shared is the fair mode's cost for fast bots.
+- `freeze`: a bot's cgroup frozen and thawed `cycles` times, as the pacer does around every
+  decision (thaw, then freeze and wait until frozen): an idle bot (the lowest sample bot) and a
+  busy one (16 processes spinning); the median and 99th percentile of a cycle, in µs.
+- `accuracy`: a bot that keeps the CPU busy for half its deadline and logs how long it took by
+  its own clock, from receiving the request to returning its answer; the arena's recorded
+  answer time of each of its decisions minus the bot's own figure (median, 99th percentile,
+  largest), in fair and in shared mode. What the arena adds: the trip both ways, the bot's
+  SDK, and in fair mode the thaw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.rules import Decision
+from arena.server.cgroups import BotCgroup, RunCgroups
+from arena.server.fairness import CpuMode
+from arena.server.lobby import BotOptions, BotSpec
+from arena.server.session import open_session
+from arena.tournament import GameOutcome
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import run_tournament
+from arena.tournament.store import DATABASE, LOGS, ResultStore
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_BOTS = ROOT / "sample_bots" / "python"
+TEST_BOTS = ROOT / "tests" / "bots"
+FAST = ("random", "lowest")
+"""The fast sample bots entered, twice each, to fill a 4-player table."""
+_OWN = re.compile(r"punctual: deadline=\S+ answered=(\S+)")
+
+
+def quantile(values: Sequence[float], fraction: float) -> float:
+    """The value below which `fraction` of `values` lie (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def _bot(name: str, path: Path, *args: str) -> BotSpec:
+    return BotSpec(name, (sys.executable, str(path), *args))
+
+
+async def rate(cpu: CpuMode, games: int, max_rounds: int | None) -> dict[str, Any]:
+    """One tournament of fast bots; decisions/s after the first games (which start the bots)."""
+    bots = tuple(
+        _bot(f"{name}-{copy}", SAMPLE_BOTS / f"{name}_bot.py") for name in FAST for copy in "ab"
+    )
+    ended: list[tuple[float, int]] = []  # (when, decisions timed) of each game as it is stored
+
+    def saved(outcome: GameOutcome) -> None:
+        ended.append((time.perf_counter(), len(outcome.times)))
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-fair-") as scratch:
+        config = TournamentConfig(
+            bots=bots,
+            players=4,
+            games=games,
+            seed=2026,
+            max_rounds=max_rounds,
+            cpu=cpu,
+            reuse_processes=True,  # no bot starts up after the first games: pacing alone
+            output=Path(scratch) / "out",
+        )
+        summary = await run_tournament(config, saved=saved)
+    warm = min(config.concurrency, len(ended) - 1)
+    (start, _), *steady = ended[warm - 1 :]
+    seconds = steady[-1][0] - start
+    return {
+        "mode": summary.run.get("cpu", {}).get("mode", cpu.value),
+        "games": summary.played,
+        "decisions_per_s": sum(decisions for _, decisions in steady) / seconds,
+        "faults": sum(line.faults for line in summary.standings.bots),
+    }
+
+
+async def freeze_cycles(cycles: int) -> dict[str, Any]:
+    """Thaw and freeze an idle and a busy bot's cgroup, as around every decision."""
+    cgroups = RunCgroups.create()
+    if isinstance(cgroups, str) or not cgroups.freezable:
+        return {"skipped": f"no freezer: {cgroups}"}
+    await cgroups.close()
+    found: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-freeze-") as scratch:
+        bots = [
+            _bot("idle", SAMPLE_BOTS / "lowest_bot.py"),
+            _bot("busy", TEST_BOTS / "hog_bot.py", "hog"),
+        ]
+        options = BotOptions(cpu=CpuMode.SHARED, startup_timeout=60)
+        async with open_session(bots, Path(scratch), options) as session:
+            for spec in bots:
+                instance = await session.lobby.acquire(spec.name)
+                assert instance is not None and instance.process is not None
+                cgroup = instance.process.cgroup
+                assert cgroup is not None
+                await cgroup.freeze()
+                found[spec.name] = await _cycles(cgroup, cycles)
+                cgroup.thaw()
+                await session.lobby.release(session.lobby.bots[spec.name], instance)
+    return found
+
+
+async def _cycles(cgroup: BotCgroup, cycles: int) -> dict[str, float]:
+    took = []
+    for _ in range(cycles):
+        began = time.perf_counter()
+        cgroup.thaw()
+        await cgroup.freeze()
+        took.append(time.perf_counter() - began)
+        await asyncio.sleep(0.002)  # as between decisions: the bot frozen a moment
+    return {
+        "cycles": cycles,
+        "median_us": statistics.median(took) * 1e6,
+        "p99_us": quantile(took, 0.99) * 1e6,
+    }
+
+
+async def accuracy(cpu: CpuMode, games: int) -> dict[str, Any]:
+    """The arena's recorded times of a bot's decisions against the bot's own measurement."""
+    bots = (
+        _bot("punctual", TEST_BOTS / "punctual_bot.py", "0.5"),
+        _bot("random", SAMPLE_BOTS / "random_bot.py"),
+        _bot("lowest", SAMPLE_BOTS / "lowest_bot.py"),
+    )
+    with tempfile.TemporaryDirectory(prefix="arena-bench-accuracy-") as scratch:
+        config = TournamentConfig(
+            bots=bots,
+            players=3,
+            games=games,
+            seed=7,
+            max_rounds=1,
+            deadline=0.1,
+            first_deadline=0.1,
+            concurrency=1,  # one game after the other: the bot's log is in the games' order
+            cpu=cpu,
+            output=Path(scratch) / "out",
+        )
+        summary = await run_tournament(config)
+        own = [float(x) for x in _OWN.findall((config.output / LOGS / "punctual.log").read_text())]
+        with ResultStore.reader(config.output / DATABASE) as store:
+            arena = []
+            for outcome in store.outcomes():  # in schedule order: the order they were played
+                seat = outcome.seat_of("punctual")
+                arena += [
+                    t.seconds
+                    for t in outcome.times
+                    if t.seat == seat and t.decision is Decision.CARD
+                ]
+    differences = [a - b for a, b in zip(arena, own, strict=True)]
+    return {
+        "mode": summary.run.get("cpu", {}).get("mode", cpu.value),
+        "decisions": len(differences),
+        "median_us": statistics.median(differences) * 1e6,
+        "p99_us": quantile(differences, 0.99) * 1e6,
+        "max_us": max(differences) * 1e6,
+        "own_median_ms": statistics.median(own) * 1000,
+    }
+
+
+async def measure(
+    games: int, max_rounds: int | None, cycles: int, trials: int, accuracy_games: int
+) -> dict[str, Any]:
+    runs: dict[str, list[dict[str, Any]]] = {"fair": [], "shared": []}
+    for _ in range(trials):  # alternately, so that the machine's load weighs on both alike
+        for mode in (CpuMode.FAIR, CpuMode.SHARED):
+            runs[mode.value].append(await rate(mode, games, max_rounds))
+    rates = {
+        mode: {
+            "decisions_per_s": statistics.median(run["decisions_per_s"] for run in found),
+            "trials": [run["decisions_per_s"] for run in found],
+            "faults": sum(run["faults"] for run in found),
+            "ran_as": sorted({run["mode"] for run in found}),
+        }
+        for mode, found in runs.items()
+    }
+    ratio = rates["fair"]["decisions_per_s"] / rates["shared"]["decisions_per_s"]
+    return {
+        "rates": {**rates, "ratio": ratio, "games": games},
+        "freeze": await freeze_cycles(cycles),
+        "accuracy": [
+            await accuracy(mode, accuracy_games) for mode in (CpuMode.FAIR, CpuMode.SHARED)
+        ],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the options, measure, print JSON."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, required=True, help="a multiple of 4")
+    parser.add_argument("--max-rounds", type=int, default=None)
+    parser.add_argument("--cycles", type=int, default=200)
+    parser.add_argument("--trials", type=int, default=2)
+    parser.add_argument("--accuracy-games", type=int, default=3, help="a multiple of 3")
+    options = parser.parse_args(argv)
+    result = asyncio.run(
+        measure(
+            options.games,
+            options.max_rounds,
+            options.cycles,
+            options.trials,
+            options.accuracy_games,
+        )
+    )
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
