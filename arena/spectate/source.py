@@ -11,6 +11,7 @@ them.) A `replays.jsonl` file, or a folder holding only one, is read as it is.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -171,14 +172,17 @@ class StoreSource(GameSource):
         uri = path.resolve().as_uri() + "?mode=ro"
         try:
             self._db = _connect(uri)
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as error:
             # A WAL database needs its -shm file, which SQLite cannot make in a folder it may
             # not write to (a read-only copy, a finished tournament's archive): nothing can
-            # change such a database, so it is read as immutable.
+            # change such a database, so it is read as immutable. Never one that can change:
+            # read without locks, a database being written could read torn.
+            if os.access(path.resolve().parent, os.W_OK):
+                raise SpectateError(f"cannot read {path}: {error}") from None
             try:
                 self._db = _connect(uri + "&immutable=1")
-            except sqlite3.DatabaseError as error:
-                raise SpectateError(f"cannot read {path}: {error}") from None
+            except sqlite3.DatabaseError as again:
+                raise SpectateError(f"cannot read {path}: {again}") from None
         except sqlite3.DatabaseError as error:
             raise SpectateError(f"{path} is not a results database: {error}") from None
 

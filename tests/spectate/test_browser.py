@@ -71,7 +71,15 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Standing
         *(parse_bot(f"{n}={BOTS / f'{n}_bot.py'}") for n in ("heuristic", "random")),
         parse_bot(f"illegal={ILLEGAL}"),
     )
-    config = TournamentConfig(bots=bots, players=3, games=3, seed=8, concurrency=2, output=output)
+    config = TournamentConfig(
+        bots=bots,
+        players=3,
+        games=3,
+        seed=8,
+        concurrency=2,
+        deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
+        output=output,
+    )
     summary = asyncio.run(run_tournament(config))
     assert summary.stored == 3 and not summary.interrupted
     return output, summary.standings
@@ -222,7 +230,10 @@ def test_the_report_fits_a_phone_and_marks_each_fallback_decision(
     mark = chip.locator(".fault-mark")
     assert mark.inner_text().strip() == f"fallback · {fault.kind}"
     assert mark.get_attribute("title") == fault.message
-    assert page.locator("#revealed .fault-mark").count() == 1  # the other bots played their own
+    at_first_card = [
+        f for f in first.faults if (f.round, f.turn, f.decision.value) == (0, 0, "card")
+    ]
+    assert page.locator("#revealed .fault-mark").count() == len(at_first_card)  # no other mark
     assert "the fallback chose this card" in page.inner_text("#events")
 
     page.locator("#viewer").scroll_into_view_if_needed()

@@ -151,9 +151,10 @@ def test_a_bot_that_never_connects_and_one_disqualified_for_timeouts(
     args = ["run", "--bot", f"heuristic={SAMPLES / 'heuristic_bot.py'}"]
     args += ["--bot", f"lowest={SAMPLES / 'lowest_bot.py'}"]
     args += ["--bot", f"ghost={TEST_BOTS / 'silent_bot.py'} exit"]
-    args += ["--bot", f"slow={TEST_BOTS / 'slow_bot.py'} 2"]
+    args += ["--bot", f"slow={TEST_BOTS / 'slow_bot.py'} 5"]
     args += ["--players", "2", "--games", "2", "--max-rounds", "1", "--seed", "4"]
-    args += ["--deadline", "0.5", "--first-deadline", "0.5", "--max-faults", "2"]
+    # Deadlines a loaded machine keeps for the sample bots; the slow one misses every one.
+    args += ["--deadline", "1", "--first-deadline", "3", "--max-faults", "2"]
     args += ["--concurrency", "1", "--output", str(output)]
     result = arena(*args, "--json", timeout=240)
     assert result.returncode == 3, result.stderr
