@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
@@ -279,6 +280,9 @@ class _Live:
             return
         if self._task is not None and not self._task.done():
             return
+        failed = self._task.exception() if self._task and not self._task.cancelled() else None
+        if failed is not None:
+            raise failed  # a bug of the standings: the run ends on it, as the final ones would
         if time.monotonic() < self._not_before:
             return
         self._since = 0
@@ -286,7 +290,13 @@ class _Live:
 
     async def _write(self) -> None:
         began = time.monotonic()
-        standings = await asyncio.to_thread(self._standings)
+        try:
+            standings = await asyncio.to_thread(self._standings)
+        except (OSError, sqlite3.Error):
+            # Live standings that cannot be written (a full disk) do not end the run: the next
+            # save, or the final standings, will, with one line saying why.
+            self._not_before = time.monotonic() + 1.0
+            return
         took = time.monotonic() - began
         self._not_before = time.monotonic() + took / LIVE_SHARE
         if self._watch is not None:
