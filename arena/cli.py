@@ -294,6 +294,7 @@ async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
         deadline=rules.get("deadline", default.deadline),
         first_deadline=rules.get("first_deadline", default.first_deadline),
         max_faults=rules.get("max_faults", default.max_faults),
+        time_bank=rules.get("time_bank", default.time_bank),
     )
     click.echo(
         f"playing {spec.game_id} of {results} again: {', '.join(spec.seats)}, seed {spec.seed}, "
