@@ -134,6 +134,7 @@ class FitData:
         self._rotations: Counter[tuple[str, int, int]] = Counter()
         """Games of each (bot, table, deal): a whole deal has every rotation."""
         self._players: dict[tuple[int, int], int] = {}
+        self._seeds: dict[tuple[int, int], int] = {}
 
     def add(self, outcome: GameOutcome) -> None:
         """Take in one finished game."""
@@ -151,14 +152,16 @@ class FitData:
         for bot in spec.seats:
             self._rotations[bot, spec.table, spec.deal] += 1
         self._players[spec.table, spec.deal] = spec.settings.players
+        self._seeds[spec.table, spec.deal] = spec.seed
 
     def whole_deals(self) -> dict[str, int]:
-        """Whole deals each bot played."""
-        counts = dict.fromkeys(self._index, 0)
+        """Whole deals each bot played: the deals (seeds: the same cards at two tables, as in
+        `arena compare`, are one deal) of which it played every rotation at some table."""
+        whole: dict[str, set[int]] = {bot: set() for bot in self._index}
         for (bot, table, deal), games in self._rotations.items():
             if games >= self._players[table, deal]:
-                counts[bot] += 1
-        return counts
+                whole[bot].add(self._seeds[table, deal])
+        return {bot: len(seeds) for bot, seeds in whole.items()}
 
     def fit(self, resamples: int = RESAMPLES, seed: int = 0) -> Fit:
         """The strengths, their intervals and what the likelihoods of superiority need."""
@@ -188,7 +191,7 @@ class FitData:
                 continue
             for bot, strength in enumerate(strengths):
                 draws[bot].append(strength)
-        usable = len(draws[0]) >= _MIN_VALID * resamples and len(units) >= 2
+        usable = len(draws[0]) >= max(2, _MIN_VALID * resamples) and len(units) >= 2
         note = "" if usable else "no intervals: too few deals link the bots for a bootstrap"
         lines = {}
         for bot, name in enumerate(names):

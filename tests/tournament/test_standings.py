@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -144,15 +145,26 @@ def test_one_set_gives_a_point_interval() -> None:
     assert ci_of(duplicate_sets([3, 9])) == (6.0, 6.0)
 
 
+def dealt(outcomes: list[GameOutcome]) -> list[GameOutcome]:
+    """The outcomes with a seed of its own for each deal: its cards (`made_up` gives every game
+    seed 0, as if every deal had the same cards, and so were one deal)."""
+    return [replace(o, spec=replace(o.spec, seed=o.spec.deal + 1)) for o in outcomes]
+
+
 def test_an_interval_is_shown_from_two_whole_deals_and_its_absence_explained() -> None:
+    def duplicate_sets_dealt(*sets: list[int]) -> list[GameOutcome]:
+        return dealt(duplicate_sets(*sets))
+
     one = {line.bot: line for line in compute_standings(duplicate_sets([3, 9])).bots}["ann"]
     assert (one.whole_deals, one.interval) == (1, None)
     assert one.why_no_interval.startswith("one whole deal: an interval needs 2")
     assert one.to_dict()["ci_low"] is None and one.to_dict()["no_interval"]
-    half = duplicate_sets([3, 9], [4, 5])[:3]  # the second deal lacks a rotation: not whole
+    half = duplicate_sets_dealt([3, 9], [4, 5])[:3]  # the second deal lacks a rotation
     assert {line.bot: line for line in compute_standings(half).bots}["ann"].interval is None
-    two = {line.bot: line for line in compute_standings(duplicate_sets([3, 9], [4, 5])).bots}
+    two = {line.bot: line for line in compute_standings(duplicate_sets_dealt([3, 9], [4, 5])).bots}
     assert two["ann"].whole_deals == 2 and two["ann"].interval == two["ann"].ci
+    same_cards = compute_standings(duplicate_sets([3, 9], [4, 5]))  # one seed: one deal
+    assert same_cards.bots[0].whole_deals == 1
     text = standings_table(compute_standings(duplicate_sets([3, 9])))
     assert "no interval for ann, bob: one whole deal: an interval needs 2" in text
 
