@@ -6,6 +6,7 @@ processes, a frozen bot that gets no CPU at all yet keeps its stream."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision
-from arena.server.cgroups import RunCgroups
+from arena.server.cgroups import ROOT, CgroupLimits, RunCgroups
 from arena.server.connection import Connection, Took
 from arena.server.fairness import Cores, CpuMode, FairnessError, choose_plan
 from arena.server.lobby import BotOptions
@@ -180,3 +181,43 @@ async def _frozen_hog(logs: Path) -> None:
         assert frozen_at is not None and later is not None and later > frozen_at
         await cgroup.freeze()
         await session.lobby.release(session.lobby.bots["hog_bot"], instance)
+
+
+@pytest.mark.integration
+def test_the_v2_freezer_and_cpu_account_work_too(no_leftover_processes: None) -> None:
+    """Most machines have cgroup v2 only: `cgroup.freeze` and `cpu.stat`, on the unified
+    hierarchy (this machine's hybrid one, where v1 is what the arena uses)."""
+    mounts = [ROOT, ROOT / "unified"]
+    mount = next((m for m in mounts if (m / "cgroup.controllers").exists()), None)
+    if mount is None:
+        pytest.skip("no cgroup v2 hierarchy here")
+
+    async def scenario() -> tuple[float | None, float | None, float | None]:
+        try:
+            run = RunCgroups.create_v2(mount)
+        except OSError as error:
+            pytest.skip(f"cannot create cgroups in {mount}: {error}")
+        try:
+            assert run.freezable and run.metered
+            cgroup = run.child(CgroupLimits())
+            spinner = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", "while True: pass", start_new_session=True
+            )
+            (cgroup.directories[0] / "cgroup.procs").write_text(str(spinner.pid))
+            await asyncio.sleep(0.2)
+            assert await cgroup.freeze()
+            frozen = cgroup.cpu_time()
+            await asyncio.sleep(0.3)
+            still = cgroup.cpu_time()
+            assert cgroup.thaw()
+            await asyncio.sleep(0.2)
+            thawed = cgroup.cpu_time()
+            await cgroup.kill()
+            await spinner.wait()
+            return frozen, still, thawed
+        finally:
+            await run.close()
+
+    frozen, still, thawed = asyncio.run(scenario())
+    assert frozen is not None and still == frozen  # frozen: not a microsecond more
+    assert thawed is not None and thawed > frozen

@@ -4,9 +4,10 @@ The Monte Carlo sample bot, which searches until its deadline (less a margin), a
 answers at 90% of its deadline share a table with a neighbour. Beside a hostile neighbour (16
 busy processes, each in a session of its own, and attempts to lower everyone else's priority)
 the Monte Carlo bot keeps at least 90% of the deals it simulates per decision beside a quiet
-one, and neither bot ever times out. The two tournaments run at once, each an arena of its own
-(so each on a core of its own), so that whatever else the machine does weighs on both alike:
-what is compared is a ratio, never a time.
+one, and neither bot ever times out. One tournament plays both tables' games, the same deals
+and seats, one game at a time and the two tables in turn, so that every game runs on the same
+core and whatever else the machine does weighs on both tables alike: what is compared is a
+ratio, never a time.
 
 And the time bank in a tournament: drawn on, reset every game, and past it a timeout.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sqlite3
 import statistics
 from pathlib import Path
 
@@ -23,19 +25,21 @@ import pytest
 
 from arena.server.cgroups import RunCgroups
 from arena.server.specs import parse_bot
+from arena.tournament import GameSpec, ResultStore, game_id
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament
-from arena.tournament.store import LOGS, REPLAYS, STANDINGS_JSON
+from arena.tournament.store import DATABASE, LOGS, REPLAYS
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).parents[2]
 MONTECARLO = ROOT / "sample_bots" / "python" / "montecarlo_bot.py"
 BOTS = ROOT / "tests" / "bots"
-DEADLINE = 0.4
+DEADLINE = 0.3
 DEALS = re.compile(r"montecarlo: decision=\w+ turn=\d+ budget=\S+ used=\S+ deals=(\d+)")
 KEPT = 0.9
 """The share of its deals the Monte Carlo bot must keep beside the hostile neighbour."""
+NEIGHBOURS = ("quiet", "hog")
 
 
 def fair_machine() -> None:
@@ -46,30 +50,37 @@ def fair_machine() -> None:
     asyncio.run(made.close())
 
 
-def table(neighbour: str, output: Path) -> TournamentConfig:
-    """One table, one deal in its three seat rotations, one round a game."""
-    return TournamentConfig(
-        bots=(
-            parse_bot(f"montecarlo={MONTECARLO} --margin 0.1 --timing"),
-            parse_bot(f"neighbour={BOTS / 'hog_bot.py'} {neighbour}"),
-            parse_bot(f"punctual={BOTS / 'punctual_bot.py'} 0.9"),
-        ),
-        players=3,
-        games=3,
-        seed=3,
-        max_rounds=1,
-        deadline=DEADLINE,
-        first_deadline=DEADLINE,
-        concurrency=1,
-        startup_timeout=60.0,  # six Python bots may start at once on two cores
-        output=output,
-    )
+def both_tables(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+    """Each rotation of one deal at the quiet neighbour's table, then at the hog's: the same
+    seed and seats (the neighbour in the middle), so the same cards."""
+    settings = config.settings()
+    return [
+        GameSpec(
+            game_id(table, 0, rotation),
+            table,
+            0,
+            rotation,
+            ("montecarlo", neighbour, "punctual"),
+            1234,
+            settings,
+        )
+        for rotation in range(settings.players)
+        for table, neighbour in enumerate(NEIGHBOURS)
+    ]
 
 
-def deals(output: Path) -> list[int]:
-    """The deals the Monte Carlo bot simulated at each decision that had a choice."""
-    log = (output / LOGS / "montecarlo.log").read_text()
-    return [int(found) for found in DEALS.findall(log)]
+def deals_by_table(output: Path) -> dict[str, list[int]]:
+    """The deals the Monte Carlo bot simulated at each decision that had a choice, by its
+    neighbour: its log lines as the results database files them, under their game."""
+    found: dict[str, list[int]] = {name: [] for name in NEIGHBOURS}
+    with sqlite3.connect(output / DATABASE) as db:
+        rows = db.execute(
+            "SELECT game_id, text FROM bot_logs WHERE bot = 'montecarlo' AND game_id IS NOT NULL"
+        ).fetchall()
+    for game, text in rows:
+        table = int(game[1:4])  # t000-..: the quiet table, t001-..: the hog's
+        found[NEIGHBOURS[table]] += [int(deals) for deals in DEALS.findall(text)]
+    return found
 
 
 def faults(output: Path) -> list[tuple[str, str]]:
@@ -86,30 +97,43 @@ def test_a_hostile_neighbour_costs_the_monte_carlo_bot_no_deals_and_nobody_a_tim
     tmp_path: Path, no_leftover_processes: None
 ) -> None:
     fair_machine()
-
-    async def both() -> tuple[RunSummary, ...]:
-        runs = (table(name, tmp_path / name) for name in ("quiet", "hog"))
-        return tuple(await asyncio.gather(*(run_tournament(config) for config in runs)))
-
-    quiet, hostile = asyncio.run(asyncio.wait_for(both(), 240))
-    assert quiet.played == hostile.played == 3
-    for summary in (quiet, hostile):
-        assert summary.run["cpu"]["mode"] == "fair", summary.run
-    hog_log = (tmp_path / "hog" / LOGS / "neighbour.log").read_text()
+    config = TournamentConfig(
+        bots=(
+            parse_bot(f"montecarlo={MONTECARLO} --margin 0.1 --timing"),
+            parse_bot(f"quiet={BOTS / 'hog_bot.py'} quiet"),
+            parse_bot(f"hog={BOTS / 'hog_bot.py'} hog"),
+            parse_bot(f"punctual={BOTS / 'punctual_bot.py'} 0.9"),
+        ),
+        players=3,
+        seed=3,
+        max_rounds=1,
+        deadline=DEADLINE,
+        first_deadline=DEADLINE,
+        concurrency=1,  # one game at a time, on one core: the tables take turns on it
+        startup_timeout=60.0,
+        output=tmp_path,
+    )
+    summary = asyncio.run(asyncio.wait_for(run_tournament(config, games=both_tables), 240))
+    assert summary.played == 6
+    assert summary.run["cpu"]["mode"] == "fair", summary.run
+    hog_log = (tmp_path / LOGS / "hog.log").read_text()
     assert "hog: 16 busy processes; reniced" in hog_log  # it was hostile, and said how far
-    calm, beside_hog = deals(tmp_path / "quiet"), deals(tmp_path / "hog")
+    deals = deals_by_table(tmp_path)
+    calm, beside_hog = deals["quiet"], deals["hog"]
     assert len(calm) >= 20 and len(beside_hog) >= 20
     ratio = statistics.mean(beside_hog) / statistics.mean(calm)
+    times = {line.bot: line for line in summary.standings.times}
     print(
         f"\nMonte Carlo deals per decision: {statistics.mean(calm):.0f} beside a quiet "
-        f"neighbour, {statistics.mean(beside_hog):.0f} beside the hostile one ({ratio:.2f})"
+        f"neighbour, {statistics.mean(beside_hog):.0f} beside the hostile one ({ratio:.2f}); "
+        f"answer times, median / p99 ms: "
+        + ", ".join(
+            f"{bot} {t.to_dict()['median_ms']} / {t.to_dict()['p99_ms']}"
+            for bot, t in times.items()
+        )
     )
-    for name in ("quiet", "hog"):
-        times = json.loads((tmp_path / name / STANDINGS_JSON).read_text())["times"]
-        print(name, [(t["bot"], t["median_ms"], t["p99_ms"], t["cpu_median_ms"]) for t in times])
+    assert [f for f in faults(tmp_path) if f[0] in ("montecarlo", "punctual")] == []
     assert ratio >= KEPT
-    for output in (tmp_path / "quiet", tmp_path / "hog"):
-        assert [f for f in faults(output) if f[0] != "neighbour"] == [], faults(output)
 
 
 def banked(mode: str, output: Path) -> TournamentConfig:
