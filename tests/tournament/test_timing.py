@@ -10,14 +10,19 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from arena.players import DecisionTime
 from arena.rules import Decision, Settings
+from arena.server.fairness import CpuMode
+from arena.server.specs import parse_bot
 from arena.spectate import charts
 from arena.spectate.display import decision_times, render_turn
 from arena.spectate.replay import show_game
 from arena.spectate.report import compact
 from arena.spectate.source import open_games
-from arena.tournament import GameSpec, ResultStore, compute_standings, game_id
+from arena.tournament import ConfigError, GameSpec, ResultStore, compute_standings, game_id
+from arena.tournament.config import TournamentConfig
 from arena.tournament.outcome import times_from_json, times_to_json
 from arena.tournament.store import REPLAYS
 from arena.tournament.timing import TimeTally, quantile, times_table
@@ -124,3 +129,14 @@ def test_the_report_charts_the_times_and_says_when_there_are_none() -> None:
     assert chart.startswith("<svg id=times-chart") and "300 / 300 ms" in chart
     assert "1.0 / 1.0 ms" in chart and ">c<" not in chart  # c has no time: no line
     assert charts.times_chart(compute_standings([made_up(SEATS, (1, 2, 3))], 20), colours) == ""
+
+
+def test_the_time_bank_is_a_rule_of_the_tournament_only_when_there_is_one() -> None:
+    bots = tuple(parse_bot(f"{name}=/bin/true") for name in SEATS)
+    plain = TournamentConfig(bots=bots, seed=1)
+    assert "time_bank" not in plain.rules()  # older tournaments still match on resume
+    banked = replace(plain, time_bank=2.5)
+    assert banked.rules()["time_bank"] == 2.5 and banked.bot_options().time_bank == 2.5
+    assert replace(plain, cpu=CpuMode.SHARED).bot_options().cpu is CpuMode.SHARED
+    with pytest.raises(ConfigError, match="time bank must be 0 seconds or more"):
+        replace(plain, time_bank=-1.0).check()
