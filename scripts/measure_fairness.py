@@ -30,7 +30,7 @@ from arena.server.fairness import CpuMode
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament
-from arena.tournament.store import LOGS, REPLAYS
+from arena.tournament.store import DATABASE, LOGS, REPLAYS, ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 MONTECARLO = ROOT / "sample_bots" / "python" / "montecarlo_bot.py"
@@ -82,10 +82,18 @@ async def both(mode: CpuMode, deals: int, deadline: float, folder: Path) -> dict
         log = (output / LOGS / "montecarlo.log").read_text()
         deals_seen = [int(found) for found in DEALS.findall(log)]
         cpu = {line.bot: line.cpu_median for line in summary.standings.times}
+        with ResultStore.reader(output / DATABASE) as store:
+            taken = [
+                time.neighbours or 0.0
+                for outcome in store.outcomes()
+                for time in outcome.times
+                if outcome.spec.seats[time.seat] == "montecarlo"
+            ]
         figures[name] = {
             "deals_per_decision": statistics.mean(deals_seen),
             "decisions": len(deals_seen),
             "montecarlo_cpu_median_ms": (cpu.get("montecarlo") or 0.0) * 1000,
+            "neighbours_cpu_while_montecarlo_decided_ms": sum(taken) * 1000,
             "timeouts": dict(timeouts(output)),
         }
     return figures
@@ -112,8 +120,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{quiet['deals_per_decision']:,.0f} beside a quiet neighbour, "
                 f"{hog['deals_per_decision']:,.0f} beside the hog ({ratio:.2f}); CPU per "
                 f"decision {quiet['montecarlo_cpu_median_ms']:.0f} / "
-                f"{hog['montecarlo_cpu_median_ms']:.0f} ms; timeouts {quiet['timeouts'] or 'none'}"
-                f" / {hog['timeouts'] or 'none'}",
+                f"{hog['montecarlo_cpu_median_ms']:.0f} ms; the others' CPU meanwhile "
+                f"{quiet['neighbours_cpu_while_montecarlo_decided_ms']:.0f} / "
+                f"{hog['neighbours_cpu_while_montecarlo_decided_ms']:.0f} ms; timeouts "
+                f"{quiet['timeouts'] or 'none'} / {hog['timeouts'] or 'none'}",
                 flush=True,
             )
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

@@ -77,6 +77,9 @@ class DecisionTime:
     """Seconds of CPU the bot's processes used meanwhile; None where that is not measured."""
     bank: float = 0.0
     """Seconds of the game's time bank the decision drew on."""
+    neighbours: float | None = None
+    """Seconds of CPU the table's other bots used meanwhile (0 in fair mode, where they are
+    frozen: the proof that nobody took this bot's time); None where that is not measured."""
 
 
 class Player(ABC):

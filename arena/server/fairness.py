@@ -209,6 +209,8 @@ class Used:
     """Seconds of CPU the bot's cgroup used meanwhile; None where it is not accounted."""
     thawed: float = 0.0
     """Seconds it was thawed for the decision (fair mode; 0 in shared mode)."""
+    neighbours: float | None = None
+    """Seconds of CPU the game's other bots used meanwhile; None where not accounted."""
 
 
 @dataclass
@@ -222,6 +224,11 @@ class Pacer:
     slow_freezes: int = 0
     """Freezes that did not complete within `cgroups.FREEZE_PATIENCE` (a bot still running)."""
     _cgroups: list[BotCgroup] = field(default_factory=list)
+
+    def known(self, cgroups: Iterable[BotCgroup | None]) -> None:
+        """The game's bots, whose CPU is watched while each of the others decides (`seat`
+        freezes them too, in fair mode)."""
+        self._cgroups = [cgroup for cgroup in cgroups if cgroup is not None]
 
     @property
     def cpus(self) -> str | None:
@@ -240,15 +247,14 @@ class Pacer:
                 if cpus is not None:
                     cgroup.pin(cpus)
         await asyncio.gather(*(self._freeze(cgroup) for cgroup in chosen))
-        self._cgroups = chosen
 
     @asynccontextmanager
     async def decision(
         self, cgroup: BotCgroup | None, ended: Callable[[], bool] = lambda: False
     ) -> AsyncIterator[Used]:
         """Around one decision of the bot in `cgroup`: thaw it first and freeze it after (fair
-        mode), and measure the CPU it used meanwhile. A bot whose stream has `ended` meanwhile
-        is left thawed, to exit."""
+        mode), and measure the CPU it used meanwhile, and the CPU its table's other bots used
+        (none, in fair mode). A bot whose stream has `ended` meanwhile is left thawed, to exit."""
         used = Used()
         if cgroup is None:
             yield used
@@ -257,13 +263,19 @@ class Pacer:
         if self.fair:
             with contextlib.suppress(OSError):
                 cgroup.thaw()
+        others = [other for other in self._cgroups if other is not cgroup]
         before = cgroup.cpu_time()
+        around = [other.cpu_time() for other in others]
         try:
             yield used
         finally:
             after = cgroup.cpu_time()
             if before is not None and after is not None:
                 used.cpu = max(0.0, after - before)
+            later = [other.cpu_time() for other in others]
+            pairs = list(zip(around, later, strict=True))
+            if all(a is not None and b is not None for a, b in pairs):
+                used.neighbours = sum(max(0.0, (b or 0.0) - (a or 0.0)) for a, b in pairs)
             if self.fair and not ended():
                 await self._freeze(cgroup)
             used.thawed = time.perf_counter() - thawed if self.fair else 0.0

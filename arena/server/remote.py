@@ -14,7 +14,7 @@ from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
 from arena.server.botlog import Where
 from arena.server.cgroups import BotCgroup
 from arena.server.connection import Connection, Took
-from arena.server.fairness import Pacer
+from arena.server.fairness import Pacer, Used
 from arena.server.lobby import Bot, BotOptions, Instance
 
 
@@ -105,19 +105,29 @@ class RemotePlayer(Player):
         if isinstance(outcome, PlayerFault):
             if outcome.kind is FaultKind.TIMEOUT:  # it had all its time, and the bank is spent
                 self.bank = 0.0
-                self._note(decision, view, deadline + bank, used.cpu, bank)
+                self._note(decision, view, deadline + bank, used, bank)
             raise outcome
         answer, took = outcome
         self.bank = max(0.0, bank - took.overage)
-        self._note(decision, view, took.seconds, used.cpu, took.overage)
+        self._note(decision, view, took.seconds, used, took.overage)
         return answer
 
     def _note(
-        self, decision: Decision, view: View, seconds: float, cpu: float | None, bank: float
+        self, decision: Decision, view: View, seconds: float, used: Used, bank: float
     ) -> None:
         """Note how long a decision took, for the game's record of times."""
-        time = DecisionTime(view.seat, decision, view.round, view.turn, seconds, cpu, bank)
-        self._game.times.append(time)
+        self._game.times.append(
+            DecisionTime(
+                view.seat,
+                decision,
+                view.round,
+                view.turn,
+                seconds,
+                used.cpu,
+                bank,
+                used.neighbours,
+            )
+        )
 
     def _where(self, decision: Decision, round: int, turn: int) -> Where:
         """Where in this game a decision is: its round and turn (no turn in the draft)."""

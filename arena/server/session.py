@@ -115,6 +115,7 @@ class Session:
                 RemotePlayer(bot, instance, game)
                 for bot, instance in zip(bots, instances, strict=True)
             ]
+            pacer.known(player.cgroup() for player in players)
             await pacer.seat(p.cgroup() for p in players if p.absence() is None)
             referees = [bot.referee for bot in bots]
             result = await play_game(

@@ -175,7 +175,7 @@ class Disqualification:
 
 def times_to_json(times: tuple[DecisionTime, ...]) -> list[list[Any]]:
     """Decision times as compact JSON: [seat, decision, round, turn, microseconds, CPU
-    microseconds or null, bank microseconds] each."""
+    microseconds or null, bank microseconds, the neighbours' CPU microseconds or null] each."""
     return [
         [
             time.seat,
@@ -183,15 +183,17 @@ def times_to_json(times: tuple[DecisionTime, ...]) -> list[list[Any]]:
             time.round,
             time.turn,
             round(time.seconds * 1e6),
-            None if time.cpu is None else round(time.cpu * 1e6),
+            _micros(time.cpu),
             round(time.bank * 1e6),
+            _micros(time.neighbours),
         ]
         for time in times
     ]
 
 
 def times_from_json(data: list[list[Any]]) -> tuple[DecisionTime, ...]:
-    """Decision times from `times_to_json`'s form."""
+    """Decision times from `times_to_json`'s form (the neighbours' CPU may be missing: kept
+    since a later version)."""
     return tuple(
         DecisionTime(
             seat,
@@ -201,9 +203,14 @@ def times_from_json(data: list[list[Any]]) -> tuple[DecisionTime, ...]:
             micros / 1e6,
             None if cpu is None else cpu / 1e6,
             bank / 1e6,
+            None if not rest or rest[0] is None else rest[0] / 1e6,
         )
-        for seat, decision, round_, turn, micros, cpu, bank in data
+        for seat, decision, round_, turn, micros, cpu, bank, *rest in data
     )
+
+
+def _micros(seconds: float | None) -> int | None:
+    return None if seconds is None else round(seconds * 1e6)
 
 
 def _fault_to_dict(fault: Fault) -> dict[str, Any]:

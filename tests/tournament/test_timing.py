@@ -39,8 +39,10 @@ def timed(seat: int, seconds: float, bank: float = 0.0, turn: int = 0) -> Decisi
 
 
 def test_times_travel_as_compact_json_to_the_microsecond() -> None:
-    times = (timed(0, 0.3125), DecisionTime(1, Decision.ROW, 2, 9, 0.0004, None, 0.25))
+    times = (timed(0, 0.3125), DecisionTime(1, Decision.ROW, 2, 9, 0.0004, None, 0.25, 0.0))
     assert times_from_json(json.loads(json.dumps(times_to_json(times)))) == times
+    older = [[0, "card", 0, 1, 312500, 156250, 0]]  # before the neighbours' CPU was kept
+    assert times_from_json(older) == (timed(0, 0.3125, turn=1),)
 
 
 def test_quantiles_are_exact_to_a_tenth_of_a_millisecond() -> None:
