@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from arena.tournament import Standings
 
@@ -74,6 +74,18 @@ def nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
     return ticks
 
 
+def _grid(
+    ticks: Sequence[float], x: Callable[[float], float], top: float, height: float
+) -> list[str]:
+    """A chart's vertical grid: a line and a label at each tick, `x` placing them."""
+    return [
+        f"<line class=grid x1={x(tick):.1f} x2={x(tick):.1f} y1={top - 10} y2={height - 6} />"
+        f"<text class=tick x={x(tick):.1f} y={top - 14} text-anchor=middle>"
+        f"{_number(tick)}</text>"
+        for tick in ticks
+    ]
+
+
 def _number(value: float) -> str:
     return f"{value:g}"
 
@@ -100,12 +112,7 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
         f"<svg id=standings-chart class=chart viewBox='0 0 {width} {height}' role=img "
         "aria-label='Bullheads per game with 95% intervals, best first'>"
     ]
-    for tick in ticks:
-        parts.append(
-            f"<line class=grid x1={x(tick):.1f} x2={x(tick):.1f} y1={top - 10} y2={height - 6} />"
-            f"<text class=tick x={x(tick):.1f} y={top - 14} text-anchor=middle>"
-            f"{_number(tick)}</text>"
-        )
+    parts.extend(_grid(ticks, x, top, height))
     parts.append(
         f"<text class=axis x={left} y=14>bullheads per game (dot), 95% interval, fitted (ring) "
         "· fewer is better ←</text>"
@@ -288,12 +295,7 @@ def times_chart(standings: Standings, colours: Mapping[str, str]) -> str:
         f"<svg id=times-chart class=chart viewBox='0 0 {width} {height}' role=img "
         "aria-label='Answer times per bot: median, 99th percentile, slowest'>"
     ]
-    for tick in ticks:
-        parts.append(
-            f"<line class=grid x1={x(tick):.1f} x2={x(tick):.1f} y1={top - 10} y2={height - 6} />"
-            f"<text class=tick x={x(tick):.1f} y={top - 14} text-anchor=middle>"
-            f"{_number(tick)}</text>"
-        )
+    parts.extend(_grid(ticks, x, top, height))
     parts.append(
         f"<text class=axis x={left} y=14>ms per decision, log scale: median (dot), "
         "99th percentile (bar), slowest (tick)</text>"
