@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from arena.tournament.compare import CompareConfig, CompareResult
     from arena.tournament.config import Setting, TournamentConfig
     from arena.tournament.runner import RunSummary
-    from arena.tournament.sprt import SprtState
+    from arena.tournament.stats.sprt import SprtState
 
 BAD_INPUT = (ConfigError, BotError, StoreError)
 """The errors of bad input (a tournament, a bot, an output folder), each reported as one line;
@@ -967,7 +967,7 @@ def compare(
     """
     from arena.tournament.compare import CompareConfig, default_field, verdict_lines
     from arena.tournament.config import TournamentConfig
-    from arena.tournament.sprt import Hypotheses
+    from arena.tournament.stats.sprt import Hypotheses
 
     with _one_line("choose a folder you can write to with --output"):
         given = {key: value for key, value in overrides.items() if value is not None}
@@ -1000,7 +1000,7 @@ def compare(
 async def _compare(config: CompareConfig, quiet: bool) -> CompareResult:
     """Run the comparison with a progress line, stopping cleanly on Ctrl-C or SIGTERM."""
     from arena.tournament.compare import run_compare
-    from arena.tournament.sprt import progress_bar
+    from arena.tournament.stats.sprt import progress_bar
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

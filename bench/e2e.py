@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.rules import Decision, View
+from arena.server.isolation.sandbox import SandboxMode
 from arena.server.lobby import Bot, BotSpec, Instance, Lobby
 from arena.server.remote import RemotePlayer
-from arena.server.sandbox import SandboxMode
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
 from bench.cpu import children_cpu

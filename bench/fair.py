@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.rules import Decision
-from arena.server.cgroups import BotCgroup, RunCgroups
-from arena.server.fairness import CpuMode
+from arena.server.isolation.cgroups import BotCgroup, RunCgroups
+from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
 from arena.tournament import GameOutcome

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.server.isolation.sandbox import SandboxMode, find_sandbox
 from arena.server.lobby import BotOptions, BotSpec
-from arena.server.sandbox import SandboxMode, find_sandbox
 from arena.server.session import open_session
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -48,7 +48,7 @@ from typing import Any
 from arena.players import Highest, Lowest, Random, Strategy
 from arena.rules import Settings, View
 from arena.tournament.simulate import DealResult, Maker, Noisy, play_deal
-from arena.tournament.sprt import Hypotheses, SequentialTest, SprtState, Verdict, run_test
+from arena.tournament.stats.sprt import Hypotheses, SequentialTest, SprtState, Verdict, run_test
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "sample_bots" / "python"

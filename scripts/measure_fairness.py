@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.server.fairness import CpuMode
+from arena.server.isolation.fairness import CpuMode
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament

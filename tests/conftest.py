@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from arena.server.procfs import processes
+from arena.server.isolation.procfs import processes
 
 
 @pytest.fixture(autouse=True)

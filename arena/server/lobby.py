@@ -26,11 +26,18 @@ from pathlib import Path
 from arena.players import Referee
 from arena.protocol import pb
 from arena.server.botlog import BotLog, Where
-from arena.server.cgroups import RunCgroups
 from arena.server.connection import Connection
-from arena.server.fairness import CpuMode
-from arena.server.process import BotProcess, Limits, bot_environment, write_note
-from arena.server.sandbox import SOCKET, Sandbox, SandboxMode, Seal, allocate_uids, exposures
+from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.fairness import CpuMode
+from arena.server.isolation.process import BotProcess, Limits, bot_environment, write_note
+from arena.server.isolation.sandbox import (
+    SOCKET,
+    Sandbox,
+    SandboxMode,
+    Seal,
+    allocate_uids,
+    exposures,
+)
 from arena.server.service import Refused
 
 EXIT_GRACE = 1.0

@@ -12,9 +12,9 @@ from arena.players import DecisionTime, Fault, FaultKind, Player, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
 from arena.server.botlog import Where
-from arena.server.cgroups import BotCgroup
 from arena.server.connection import Connection, Took
-from arena.server.fairness import Pacer, Used
+from arena.server.isolation.cgroups import BotCgroup
+from arena.server.isolation.fairness import Pacer, Used
 from arena.server.lobby import Bot, BotOptions, Instance
 
 

@@ -27,13 +27,13 @@ import grpc
 
 from arena.players import GameResult, play_game
 from arena.rules import Settings
-from arena.server.cgroups import RunCgroups
-from arena.server.fairness import Cores, CpuPlan, Pacer, choose_plan
+from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.fairness import Cores, CpuPlan, Pacer, choose_plan
+from arena.server.isolation.process import raise_open_files_limit
+from arena.server.isolation.sandbox import find_sandbox
 from arena.server.listen import Listener
 from arena.server.lobby import BotOptions, BotSpec, Lobby
-from arena.server.process import raise_open_files_limit
 from arena.server.remote import RemoteGame, RemotePlayer
-from arena.server.sandbox import find_sandbox
 from arena.server.service import DEFAULT_MAX_MESSAGE, create_bot_server, create_server
 
 LOOPBACK = "127.0.0.1:0"

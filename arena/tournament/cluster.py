@@ -53,10 +53,10 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
 from arena.players import Referee
-from arena.server.cgroups import RunCgroups
-from arena.server.fairness import CpuMode
+from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.fairness import CpuMode
+from arena.server.isolation.sandbox import Sandbox, SandboxError, allocate_uids, find_sandbox
 from arena.server.lobby import Bot, BotSpec
-from arena.server.sandbox import Sandbox, SandboxError, allocate_uids, find_sandbox
 from arena.server.session import Session, open_session
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import ConfigError

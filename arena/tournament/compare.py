@@ -30,11 +30,17 @@ from arena.server.specs import bot_spec
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.errors import ScheduleError
 from arena.tournament.outcome import GameOutcome, GameSpec
-from arena.tournament.pairs import PairedDeals, paired_schedule
 from arena.tournament.problems import Problems
 from arena.tournament.runner import Announce, run_tournament
-from arena.tournament.sprt import Hypotheses, SequentialTest, SprtState, Verdict, final_verdict
 from arena.tournament.standings import Standings
+from arena.tournament.stats.pairs import PairedDeals, paired_schedule
+from arena.tournament.stats.sprt import (
+    Hypotheses,
+    SequentialTest,
+    SprtState,
+    Verdict,
+    final_verdict,
+)
 from arena.tournament.store import ResultStore
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"

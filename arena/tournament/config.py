@@ -23,11 +23,11 @@ from types import NoneType, UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
-from arena.server.fairness import CpuMode
+from arena.server.isolation.fairness import CpuMode
+from arena.server.isolation.process import PIDS, Limits
+from arena.server.isolation.sandbox import SandboxMode
 from arena.server.listen import Listener, ListenError, is_loopback
 from arena.server.lobby import BotOptions, BotSpec
-from arena.server.process import PIDS, Limits
-from arena.server.sandbox import SandboxMode
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
 from arena.tournament.schedule import round_robin_size

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.server.fairness import CpuMode
+from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig

@@ -20,7 +20,7 @@ from statistics import fmean
 
 from arena.players import Strategy, play_local
 from arena.rules import Settings, View
-from arena.tournament.pairs import candidate_seat
+from arena.tournament.stats.pairs import candidate_seat
 
 Maker = Callable[[str], Strategy]
 """Makes a strategy for one game from a seed string (deal, rotation and seat)."""

@@ -22,9 +22,9 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.players import FaultKind
-from arena.tournament.fit import MIN_WHOLE_DEALS, Fit, FitData
-from arena.tournament.fit import RESAMPLES as FIT_RESAMPLES
 from arena.tournament.outcome import Disqualification, GameOutcome
+from arena.tournament.stats.fit import MIN_WHOLE_DEALS, Fit, FitData
+from arena.tournament.stats.fit import RESAMPLES as FIT_RESAMPLES
 from arena.tournament.timing import BotTimes, TimeTally
 
 RESAMPLES = 2000

@@ -29,11 +29,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
-from arena.server.cgroups import RunCgroups
 from arena.server.errors import BotError
+from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.process import BotProcess, Limits, bot_environment, write_note
+from arena.server.isolation.sandbox import (
+    FIRST_UID,
+    Sandbox,
+    SandboxMode,
+    Seal,
+    allocate_uids,
+    find_sandbox,
+)
 from arena.server.lobby import BotSpec
-from arena.server.process import BotProcess, Limits, bot_environment, write_note
-from arena.server.sandbox import FIRST_UID, Sandbox, SandboxMode, Seal, allocate_uids, find_sandbox
 from arena.server.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
 from arena.tournament.fingerprint import folder_hash, submission_fingerprint
 

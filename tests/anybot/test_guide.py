@@ -13,7 +13,7 @@ import pytest
 
 from arena.rules import Placement, Settings, TurnRecord, View
 from arena.sdk import Bot
-from arena.server.process import bot_environment
+from arena.server.isolation.process import bot_environment
 from tests.anybot.conftest import ROOT
 
 GUIDE = (ROOT / "docs" / "writing-a-bot.md").read_text()

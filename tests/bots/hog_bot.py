@@ -19,7 +19,8 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "quiet"
 BUSY = 16
 """Busy processes the hog starts."""
 UIDS = range(62000, 62064)
-"""Where the arena's sealed users begin (see `arena.server.sandbox`): the hog tries them all."""
+"""Where the arena's sealed users begin (`arena.server.isolation.sandbox`): the hog tries them
+all."""
 
 
 def spin() -> None:

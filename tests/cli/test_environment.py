@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import environment_problem, main
-from arena.server.procfs import processes
+from arena.server.isolation.procfs import processes
 
 ROOT = Path(__file__).parents[2]
 SAMPLES = ROOT / "sample_bots" / "python"

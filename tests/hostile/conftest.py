@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.cgroups import PREFIX, ROOT
+from arena.server.isolation.cgroups import PREFIX, ROOT
+from arena.server.isolation.procfs import process, processes
+from arena.server.isolation.sandbox import SandboxMode, find_sandbox
 from arena.server.lobby import BotSpec
-from arena.server.procfs import process, processes
-from arena.server.sandbox import SandboxMode, find_sandbox
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.process import BotProcess, Limits
+from arena.server.isolation.process import BotProcess, Limits
 
 pytestmark = pytest.mark.integration
 

@@ -31,9 +31,9 @@ from pathlib import Path
 import pytest
 
 import arena
-from arena.server.cgroups import RunCgroups
+from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.sandbox import SCRATCH_BYTES, SandboxMode
 from arena.server.lobby import BotSpec
-from arena.server.sandbox import SCRATCH_BYTES, SandboxMode
 from arena.server.service import MAX_CONNECTIONS
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary

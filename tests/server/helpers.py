@@ -14,8 +14,8 @@ from pathlib import Path
 from arena.players import GameResult, LocalPlayer, Strategy, play_game
 from arena.rules import Settings, View
 from arena.sdk import Bot
+from arena.server.isolation.procfs import processes
 from arena.server.lobby import BotSpec, Lobby
-from arena.server.procfs import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"

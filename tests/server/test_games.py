@@ -18,7 +18,7 @@ import pytest
 from arena.players import GameResult
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.rules import Settings, Variant
-from arena.server.fairness import CpuMode
+from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
 from tests.server.helpers import (

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.process import ARENA_BIN, BotProcess, bot_environment
+from arena.server.isolation.process import ARENA_BIN, BotProcess, bot_environment
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 

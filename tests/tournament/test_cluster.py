@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from arena.server.procfs import processes
+from arena.server.isolation.procfs import processes
 from arena.server.specs import parse_bot
 from arena.tournament.cluster import open_cluster
 from arena.tournament.config import TournamentConfig

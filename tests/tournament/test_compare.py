@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.sprt import MIN_DEALS
+from arena.tournament.stats.sprt import MIN_DEALS
 from tests.server.helpers import SAMPLE_BOTS
 
 pytestmark = pytest.mark.integration

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.cgroups import RunCgroups
+from arena.server.isolation.cgroups import RunCgroups
 from arena.server.specs import parse_bot
 from arena.tournament import GameSpec, ResultStore, game_id
 from arena.tournament.config import TournamentConfig

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.server import sandbox
+from arena.server.isolation import sandbox
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ import pytest
 
 from arena.players import DecisionTime
 from arena.rules import Decision, Settings
-from arena.server.fairness import CpuMode
+from arena.server.isolation.fairness import CpuMode
 from arena.server.specs import parse_bot
 from arena.spectate import charts
 from arena.spectate.display import decision_times, render_turn

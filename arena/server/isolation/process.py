@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
-from arena.server import rlimit
-from arena.server.cgroups import BotCgroup, CgroupLimits, RunCgroups
-from arena.server.procfs import environment, processes
-from arena.server.sandbox import Sandbox, Seal
+from arena.server.isolation import rlimit
+from arena.server.isolation.cgroups import BotCgroup, CgroupLimits, RunCgroups
+from arena.server.isolation.procfs import environment, processes
+from arena.server.isolation.sandbox import Sandbox, Seal
 
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "NODE_PATH")
 """What a bot inherits of the arena's environment: enough to find its interpreter, no secrets."""

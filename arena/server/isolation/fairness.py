@@ -43,8 +43,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.server.cgroups import BotCgroup, RunCgroups
 from arena.server.errors import BotError
+from arena.server.isolation.cgroups import BotCgroup, RunCgroups
 
 LOCKS = Path(tempfile.gettempdir()) / "arena-cores"
 """Where the lock files of the cores lie, shared by every arena on the machine."""

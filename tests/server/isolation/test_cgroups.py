@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.cgroups import PREFIX, BotCgroup, CgroupLimits, RunCgroups
-from arena.server.process import Limits
+from arena.server.isolation.cgroups import PREFIX, BotCgroup, CgroupLimits, RunCgroups
+from arena.server.isolation.process import Limits
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 

@@ -15,9 +15,9 @@ import pytest
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision
-from arena.server.cgroups import ROOT, CgroupLimits, RunCgroups
 from arena.server.connection import Connection, Took
-from arena.server.fairness import Cores, CpuMode, FairnessError, choose_plan
+from arena.server.isolation.cgroups import ROOT, CgroupLimits, RunCgroups
+from arena.server.isolation.fairness import Cores, CpuMode, FairnessError, choose_plan
 from arena.server.lobby import BotOptions
 from arena.server.session import open_session
 from tests.server.helpers import misbehaving

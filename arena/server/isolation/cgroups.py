@@ -24,7 +24,7 @@ Both kinds of machine are supported:
 Where no hierarchy is writable (not root, a read-only /sys), `create` returns None with the
 reason, and bots are limited by their rlimits alone and stopped by process group.
 
-For fair CPU (`arena.server.fairness`) a bot's cgroup can also be pinned to cores (`pin`: v1's
+For fair CPU (`fairness`) a bot's cgroup can also be pinned to cores (`pin`: v1's
 `cpuset` hierarchy, v2's `cpuset.cpus`), frozen while it is not deciding and thawed for a
 decision (`freeze`, `thaw`: v1's freezer, v2's `cgroup.freeze`), and asked how much CPU it has
 used (`cpu_time`: v1's `cpuacct.usage`, v2's `cpu.stat`). `RunCgroups.pinned`, `.freezable`
@@ -90,7 +90,7 @@ class BotCgroup:
 
     directories: tuple[Path, ...]
     """Where the process joins: its pid goes into `cgroup.procs` of each, before it runs any
-    code of the bot's (`arena.server.rlimit` does it)."""
+    code of the bot's (`arena.server.isolation.rlimit` does it)."""
     version: int
     removed: bool = False
     _found: dict[str, Path | None] = field(default_factory=dict, repr=False, compare=False)

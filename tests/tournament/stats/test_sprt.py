@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from arena.tournament.sprt import (
+from arena.tournament.stats.sprt import (
     MIN_DEALS,
     Hypotheses,
     SequentialTest,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.process import BotProcess, Limits
-from arena.server.sandbox import (
+from arena.server.isolation.process import BotProcess, Limits
+from arena.server.isolation.sandbox import (
     HOME,
     SCRATCH_BYTES,
     SOCKET,
@@ -24,7 +24,7 @@ from arena.server.sandbox import (
     find_sandbox,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_a_command_exposes_the_folders_of_the_files_it_names(tmp_path: Path) -> None:

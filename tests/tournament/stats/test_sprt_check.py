@@ -30,7 +30,7 @@ import pytest
 
 from arena.rules import Settings
 from arena.tournament.simulate import play_deal
-from arena.tournament.sprt import Hypotheses, SprtState, Verdict, run_test
+from arena.tournament.stats.sprt import Hypotheses, SprtState, Verdict, run_test
 from tests.tournament.sample_strategies import FIELD, heuristic, noisy
 
 SETTINGS = Settings(players=4, max_rounds=1)

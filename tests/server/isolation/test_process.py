@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
-from arena.server.process import BotProcess, bot_environment
+from arena.server.isolation.process import BotProcess, bot_environment
 from tests.server.helpers import assert_stopped, live_members
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]

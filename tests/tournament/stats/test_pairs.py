@@ -9,7 +9,7 @@ import pytest
 
 from arena.rules import Settings
 from arena.tournament import ScheduleError
-from arena.tournament.pairs import (
+from arena.tournament.stats.pairs import (
     NEW_TABLE,
     OLD_TABLE,
     PairedDeals,

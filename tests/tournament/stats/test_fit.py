@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from arena.players import Lowest, Random, Strategy, play_local
 from arena.rules import Settings
 from arena.tournament import GameOutcome, GameSpec, compute_standings, deal_seed, game_id, schedule
-from arena.tournament.fit import MIN_WHOLE_DEALS, Fit, FitData, _solve
 from arena.tournament.simulate import Noisy
+from arena.tournament.stats.fit import MIN_WHOLE_DEALS, Fit, FitData, _solve
 from tests.tournament.helpers import made_up
 from tests.tournament.sample_strategies import Heuristic
 

@@ -1,0 +1,3 @@
+"""Isolation: everything that keeps a bot process apart from the arena, the machine and the
+other bots. Processes and their limits (`process`, `rlimit`, `procfs`), the sandbox
+(`sandbox`), cgroups (`cgroups`) and fair CPU (`fairness`)."""
