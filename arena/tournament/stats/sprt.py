@@ -20,9 +20,9 @@ with the variance at its maximum-likelihood value under each hypothesis is
 
 fishtest's `LLR_alt`. Its first-order expansion is `LLR_alt2`, the Brownian approximation
 (mu1 - mu0) / var * (sum - n (mu0 + mu1) / 2) with the sample variance; the two agree once n is
-large (tests/tournament/stats/test_sprt.py), but the approximation trusts the sample variance as
-if it were known, and that costs its error rates. Simulated on normal data, 1,000 to 4,000 runs
-each, at the edge of H0 with the margin a tenth to a half of the per-deal deviation (6 nimmt!'s range:
+large (test_sprt.py), but the approximation trusts the sample variance as if it
+were known, and that costs its error rates. Simulated on normal data, 1,000 to 4,000 runs each,
+at the edge of H0 with the margin a tenth to a half of the per-deal deviation (6 nimmt!'s range:
 a margin of 1 against 4 to 10 bullheads), it accepted H1 in 15% to 20% of runs for alpha = 5%
 when allowed to stop from the second deal, and still in 7% after at least 20 deals (a quarter),
 while the full ratio from 10 deals stayed at 3.8% to 4.7%, for about 5% more deals. The full
