@@ -16,10 +16,7 @@ import pytest
 
 from arena.server.lobby import BotSpec
 from arena.server.specs import BRIDGE, parse_bot
-from arena.tournament.config import TournamentConfig
-from arena.tournament.errors import ConfigError
-from arena.tournament.executor import WorkersReport
-from arena.tournament.shipping import (
+from arena.tournament.cluster.shipping import (
     Archive,
     Packer,
     Shelf,
@@ -27,6 +24,9 @@ from arena.tournament.shipping import (
     pack,
     submission_spec,
 )
+from arena.tournament.config import TournamentConfig
+from arena.tournament.errors import ConfigError
+from arena.tournament.executor import WorkersReport
 from arena.tournament.submissions import read_manifest
 
 
@@ -75,7 +75,7 @@ def test_an_archive_keeps_the_tree_and_the_executable_bit_but_no_caches(tmp_path
 def test_a_folder_too_big_to_ship_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("arena.tournament.shipping.ARCHIVE_CAP", 10)
+    monkeypatch.setattr("arena.tournament.cluster.shipping.ARCHIVE_CAP", 10)
     with pytest.raises(ShippingError, match="folder of its own"):
         pack(bot_folder(tmp_path))
 
