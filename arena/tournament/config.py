@@ -5,7 +5,7 @@ Every setting is a field of `TournamentConfig` made with `setting(...)`: its typ
 annotation, and the declaration holds its default, its help text and how `--help` shows that
 default. `SETTINGS` reads them back, and the rest comes from it: what `[tournament]` in a
 tournament file may hold and of which TOML type (`load`: an unknown key or a wrong type is an
-error), the `arena run` options (`arena.cli` makes one per setting, `--end-score` for
+error), the `arena run` options (`arena.cli.options` makes one per setting, `--end-score` for
 `end_score`, each showing its default), and the defaults themselves. A `[[bot]]` table holds the
 keys of `BOT_KEYS` and no others.
 """

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.server.checkbot import HELLO, NAMES, Check, CheckOptions, Status, check_bot
+from arena.cli.checks import HELLO, NAMES, Check, CheckOptions, Status, check_bot
 from arena.server.lobby import BotSpec
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT, TEST_BOTS

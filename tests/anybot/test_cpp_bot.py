@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.checkbot import CheckOptions, check_bot
+from arena.cli.checks import CheckOptions, check_bot
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT
 from tests.anybot.test_docs import FILES, GUIDE

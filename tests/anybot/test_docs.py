@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli.checks import CheckOptions, check_bot
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
-from arena.server.checkbot import CheckOptions, check_bot
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.checkbot import CheckOptions, check_bot
+from arena.cli.checks import CheckOptions, check_bot
 from arena.server.specs import parse_command
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import environment_problem, main
+from arena.cli import main
+from arena.cli.exits import environment_problem
 from arena.server.isolation.procfs import processes
 
 ROOT = Path(__file__).parents[2]

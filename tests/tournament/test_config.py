@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import arena.cli
+import arena.cli.run
 from arena.cli import main
 from arena.rules import Variant
 from arena.tournament.config import SETTINGS, ConfigError, TournamentConfig, load
@@ -76,7 +76,7 @@ def configured(monkeypatch: pytest.MonkeyPatch, *args: str) -> TournamentConfig:
         seen.append(config)
         raise ConfigError("caught before the run")
 
-    monkeypatch.setattr(arena.cli, "_run", caught)
+    monkeypatch.setattr(arena.cli.run, "_run", caught)
     result = CliRunner().invoke(main, ["run", *args])
     assert "caught before the run" in result.output, result.output
     (config,) = seen

@@ -1,0 +1,17 @@
+"""The `arena` command: thin click commands that parse, call the library, and print.
+
+Importing this package loads no gRPC: `arena --help`, `arena replay`, `arena report` and `arena
+play` with built-in strategies never need it. What does (the server, the bot processes, the
+tournament runner and its configuration) is imported inside the commands that use it, and the
+options built from it (`arena run`'s, from the tournament's declared settings; `arena
+check-bot`'s defaults) are built when their command first parses or shows its help.
+
+The group and what its commands share are in `group`, `exits` (exit statuses, errors as one
+line) and `options`; each command in its own module: `play`, `run`, `compare`, `spectate`
+(replay, logs, report) and `check_bot`, beside `checks`, the situations it puts a bot through.
+"""
+
+from arena.cli import check_bot, compare, play, run, spectate  # each registers its commands
+from arena.cli.group import main
+
+__all__ = ["check_bot", "compare", "main", "play", "run", "spectate"]

@@ -1,0 +1,274 @@
+"""`arena play`: one seeded game, of built-in strategies or of bots; or a stored game played again
+(`--game ID OUTPUT_FOLDER`), saying whether it came out the same."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from arena.cli.exits import EXIT_DIFFERENT, EXIT_OK, one_line
+from arena.cli.group import bot_specs, main
+from arena.players import BUILTIN, Fault, GameResult, LocalPlayer, play_game
+from arena.rules import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, GameRecord, Settings, Variant
+from arena.spectate import SpectateError, open_games
+from arena.spectate.display import fault_line, render_game
+
+if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
+    from arena.server.lobby import BotOptions, BotSpec
+
+
+@main.command()
+@click.option(
+    "--players",
+    type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
+    default=None,
+    help="Seats at the table (default: one per --bot, else 4).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deal.")
+@click.option(
+    "--variant",
+    type=click.Choice([v.value for v in Variant]),
+    default=Variant.STANDARD.value,
+    show_default=True,
+)
+@click.option(
+    "--end-score", type=click.IntRange(min=1), default=DEFAULT_END_SCORE, show_default=True
+)
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None, help="Cap on rounds.")
+@click.option(
+    "--strategy",
+    "strategies",
+    type=click.Choice(sorted(BUILTIN)),
+    multiple=True,
+    help="Built-in strategy for the next seat (repeatable); default: random, lowest, highest.",
+)
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    callback=bot_specs,
+    metavar="[NAME=]COMMAND",
+    help="A bot for the next seat (repeatable): a gRPC program, NAME=stdio:COMMAND for a "
+    "line-protocol one, or NAME=external for one you start yourself.",
+)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0.001),
+    default=1.0,
+    show_default=True,
+    help="Seconds a bot has for each decision.",
+)
+@click.option(
+    "--logs",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the bots' logs (default: a temporary one).",
+)
+@click.option(
+    "--rotation",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seat rotation of the deal: seat s holds the hand dealt to seat s + ROTATION.",
+)
+@click.option(
+    "--game",
+    metavar="ID|NUMBER",
+    help="Play this game of OUTPUT_FOLDER's tournament again, with its bots, seed, seats and "
+    "rotation, and say whether it came out the same (exit 0 if so, 4 if not).",
+)
+@click.argument(
+    "results",
+    required=False,
+    metavar="[OUTPUT_FOLDER]",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+def play(
+    players: int | None,
+    seed: int,
+    variant: str,
+    end_score: int,
+    max_rounds: int | None,
+    strategies: tuple[str, ...],
+    bots: list[BotSpec],
+    deadline: float,
+    logs: Path | None,
+    rotation: int,
+    game: str | None,
+    results: Path | None,
+) -> None:
+    """Play one seeded game and print it turn by turn; or, with --game ID OUTPUT_FOLDER, play a
+    game of a tournament again."""
+    if (game is None) != (results is None):
+        raise click.UsageError(
+            "--game ID and an OUTPUT_FOLDER go together: arena play --game ID OUT"
+        )
+    if game is not None and results is not None:
+        if bots or strategies:
+            raise click.UsageError("--game plays the tournament's own bots: no --bot or --strategy")
+        with one_line("give --logs a folder you can write to"):
+            same = asyncio.run(_play_again(results, game, logs))
+        sys.exit(EXIT_OK if same else EXIT_DIFFERENT)
+    if bots and strategies:
+        raise click.UsageError("use either --bot or --strategy, not both")
+    seats = players or len(bots) or 4
+    if bots and len(bots) != seats:
+        raise click.UsageError(f"--players {seats} needs {seats} --bot options, not {len(bots)}")
+    if seats < MIN_PLAYERS:
+        raise click.UsageError(
+            f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players: give another --bot (or "
+            "--players and no --bot, for the built-in strategies)"
+        )
+    if rotation >= seats:
+        raise click.UsageError(f"--rotation must be below the {seats} players, not {rotation}")
+    settings = Settings(seats, Variant(variant), end_score, max_rounds)
+    if bots:
+        names = [bot.name for bot in bots]
+        if len(set(names)) != len(names):
+            raise click.UsageError("two bots have the same name: name them with NAME=COMMAND")
+        with one_line("give --logs a folder you can write to"):
+            result = asyncio.run(_play_bots(settings, bots, seed, deadline, logs, rotation))
+    else:
+        cycle = strategies or ("random", "lowest", "highest")
+        chosen = [cycle[seat % len(cycle)] for seat in range(seats)]
+        names = [f"{seat}:{name}" for seat, name in enumerate(chosen)]
+        local = [LocalPlayer(BUILTIN[name](f"{seed}:{seat}")) for seat, name in enumerate(chosen)]
+        rng = random.Random(seed)
+        result = asyncio.run(play_game(settings, local, rng, rotation, names=names))
+    click.echo(f"seed {seed}, " + render_game(result.record, names))
+    for fault in result.faults:
+        click.echo(fault_line(fault, names))
+
+
+async def _play_bots(
+    settings: Settings,
+    bots: list[BotSpec],
+    seed: int,
+    deadline: float | BotOptions,
+    logs: Path | None,
+    rotation: int = 0,
+    game_id: str = "",
+) -> GameResult:
+    from arena.server.lobby import BotOptions
+    from arena.server.session import open_session
+
+    with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
+        folder = logs or Path(scratch)
+        external = [bot.name for bot in bots if bot.argv is None]
+        options = deadline if isinstance(deadline, BotOptions) else BotOptions(deadline=deadline)
+        if external:  # a person starts these: give them time to
+            options = replace(options, startup_timeout=EXTERNAL_WAIT)
+        async with open_session(bots, folder, options) as session:
+            for name in external:
+                token = session.lobby.external_token(name)
+                click.echo(
+                    f"start bot {name!r} yourself within {EXTERNAL_WAIT:g} s, with "
+                    f"ARENA_ADDRESS={session.address} ARENA_TOKEN={token}",
+                    err=True,
+                )
+            seats = [b.name for b in bots]
+            return await session.play(game_id or f"play-{seed}", settings, seats, seed, rotation)
+
+
+async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
+    """Play a stored game again as `arena run` played it, print it, and say whether its record
+    came out the same; True if it did."""
+    from arena.server.lobby import BotOptions, BotSpec
+    from arena.tournament.fingerprint import bot_fingerprint
+
+    with open_games(results) as games:
+        outcome = games.outcome(key)
+        entries = games.bots()
+        rules = games.settings() or {}
+    spec = outcome.spec
+    missing = [name for name in spec.seats if name not in entries]
+    if missing:
+        raise SpectateError(
+            f"{results} does not say how bot {missing[0]!r} was started (made by an older "
+            "arena?): play the game by hand with arena play --bot ... --seed "
+            f"{spec.seed} --rotation {spec.rotation}"
+        )
+    bots = []
+    for name in spec.seats:
+        entry = entries[name]
+        cwd = Path(entry.cwd) if entry.cwd is not None else None
+        bot = BotSpec(name, entry.argv, cwd)
+        if entry.argv is not None and cwd is None and bot_fingerprint(bot) != entry.fingerprint:
+            click.echo(f"note: bot {name!r} has changed since it played this game", err=True)
+        bots.append(bot)
+    default = BotOptions()
+    options = replace(
+        default,
+        deadline=rules.get("deadline", default.deadline),
+        first_deadline=rules.get("first_deadline", default.first_deadline),
+        max_faults=rules.get("max_faults", default.max_faults),
+        time_bank=rules.get("time_bank", default.time_bank),
+    )
+    click.echo(
+        f"playing {spec.game_id} of {results} again: {', '.join(spec.seats)}, seed {spec.seed}, "
+        f"seat rotation {spec.rotation}",
+        err=True,
+    )
+    result = await _play_bots(
+        spec.settings, bots, spec.seed, options, logs, spec.rotation, spec.game_id
+    )
+    names = list(spec.seats)
+    click.echo(f"seed {spec.seed}, " + render_game(result.record, names))
+    for fault in result.faults:
+        click.echo(fault_line(fault, names))
+    difference = first_difference(outcome.record, result.record) or fault_difference(
+        outcome.faults, result.faults, names
+    )
+    if difference is None:
+        click.echo(f"\nthe same game: {spec.game_id}'s record is identical to the stored one")
+        return True
+    click.echo(f"\nnot the same game: {spec.game_id} differs from the stored record {difference}")
+    return False
+
+
+def fault_difference(
+    stored: Sequence[Fault], played: Sequence[Fault], names: Sequence[str]
+) -> str | None:
+    """How the faults of a game played again differ from the stored ones (where and what, not
+    the messages, which may name times); None if they do not. The same cards with other faults
+    is another game: the fallback may have played what the bot would have."""
+
+    def where(faults: Sequence[Fault]) -> list[tuple[int, str, str, int, int]]:
+        return [(f.seat, f.kind.value, f.decision.value, f.round, f.turn) for f in faults]
+
+    if where(stored) == where(played):
+        return None
+    shown = [
+        ", ".join(f"{names[f.seat]} {f.kind} in round {f.round + 1}, turn {f.turn + 1}" for f in x)
+        or "none"
+        for x in (stored, played)
+    ]
+    return f"in its faults ({shown[0]} then; {shown[1]} now)"
+
+
+def first_difference(stored: GameRecord, played: GameRecord) -> str | None:
+    """Where a game played again first differs from its stored record; None if it does not."""
+    if stored == played:
+        return None
+    for index, (old, new) in enumerate(zip(stored.rounds, played.rounds, strict=False)):
+        for number, (was, now) in enumerate(zip(old.turns, new.turns, strict=False), start=1):
+            if was != now:
+                cards = f"cards {was.cards} then, {now.cards} now"
+                return f"from round {index + 1}, turn {number} ({cards})"
+        if old != new:
+            return f"in round {index + 1}"
+    if len(stored.rounds) != len(played.rounds):
+        return f"in its length ({len(stored.rounds)} rounds then, {len(played.rounds)} now)"
+    return f"in its totals ({stored.totals} then, {played.totals} now)"
+
+
+EXTERNAL_WAIT = 300.0
+"""Seconds `arena play` waits for an external bot (one a person starts by hand) to connect."""
