@@ -54,7 +54,7 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime"
 """What of /etc a sealed program needs to load its libraries (and a compiler to find itself)."""
 _TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level system folders: symlinks into /usr on merged-/usr systems, folders on others."""
-_ARENA_PACKAGE = Path(__file__).resolve().parents[1]
+_ARENA_PACKAGE = Path(__file__).resolve().parents[2]
 """The `arena` package itself (the SDK and the bridge a sealed bot imports)."""
 _PROTO = _ARENA_PACKAGE.parent / "proto"
 """The protocol's definition, beside the package in a source checkout: public, and what a bot
