@@ -22,6 +22,7 @@ from arena.server.isolation.sandbox import (
     allocate_uids,
     exposures,
     find_sandbox,
+    system_view,
 )
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,6 +56,13 @@ def test_a_symlinked_program_exposes_its_real_folder_too(tmp_path: Path) -> None
     link.parent.mkdir()
     link.symlink_to(real)
     assert set(exposures([str(link)], [])) == {link.parent, real.parent}
+
+
+def test_every_sealed_process_sees_the_arena_package_and_the_protocol() -> None:
+    """What a sealed bot imports (the SDK) and loads (the proto): where they are, computed from
+    the sandbox module's own place in the package, which moved once already."""
+    readable, _ = system_view()
+    assert ROOT / "arena" in readable and ROOT / "proto" in readable
 
 
 def test_uids_skip_the_machine_s_accounts() -> None:
