@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from arena.players.base import DecisionTime, Fault, Player, PlayerFault
 from arena.players.referee import Referee, Seat
-from arena.players.strategies import Strategy, method_for
+from arena.players.strategies import Strategy, fallback, method_for
 from arena.rules import Decision, Game, GameRecord, Phase, Settings
 
 
@@ -93,6 +93,9 @@ def play_local(
         answers = []
         for seat in engine.deciders:
             view = engine.view(seat)
+            if seats[seat].fallback_settles(decision, view):  # the rest of a timed-out turn
+                answers.append(fallback(decision, view))
+                continue
             try:
                 answer: object = choose[seat](view)
             except PlayerFault as fault:

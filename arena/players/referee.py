@@ -9,6 +9,10 @@ that bot at one seat of one game, asked through its `Player`. The player only an
   told to the player, and the fallback's answer is played instead;
 - a player that crashed or never connected faults once in a game, then the fallback plays its seat
   quietly for the rest of that game;
+- a decision that timed out is settled by the fallback whole: when the fallback's card is too low
+  for every row, the fallback chooses the row too, and the player (most likely still at work on
+  the card) is not asked for it. A late answer costs one fault, not one for the card and another
+  for the row;
 - every fault counts toward `max_faults`; at the limit the bot is disqualified (told so, with a
   DISQUALIFIED notice), and from then on it is never asked again: the fallback plays its seats.
 """
@@ -72,11 +76,14 @@ class Seat:
     """The game's fault list, shared by its seats: every fault in the order it happened."""
     out: bool = field(default=False)
     """The player crashed or never connected: the fallback plays this seat quietly."""
+    timed_out: tuple[int, int] | None = field(default=None)
+    """The round and turn of the latest card decision that timed out: the fallback settles that
+    turn whole (`fallback_settles`)."""
 
     async def decide(self, decision: Decision, view: View) -> int:
         """The answer played for this seat: the player's if it gave a legal one in time, the
         fallback's otherwise (with the fault recorded)."""
-        if self.out or self.player is None:
+        if self.out or self.player is None or self.fallback_settles(decision, view):
             return fallback(decision, view)
         if (gone := self.player.absence()) is not None:
             return self.settle(decision, view, gone)
@@ -88,11 +95,20 @@ class Seat:
             answer = fault
         return self.settle(decision, view, answer)
 
+    def fallback_settles(self, decision: Decision, view: View) -> bool:
+        """Whether the fallback answers without the player being asked, and without a fault: the
+        row of a turn whose card decision timed out, the fallback's card being too low for every
+        row. The player was charged one fault for the card; asking it for the row while it is
+        still at work on the card would only time out again."""
+        return decision is Decision.ROW and self.timed_out == (view.round, view.turn)
+
     def settle(self, decision: Decision, view: View, answer: object) -> int:
         """The answer to play, given what the player answered (or the fault it raised)."""
         if isinstance(answer, PlayerFault):
             if answer.kind in ABSENT:
                 self.out = True
+            elif answer.kind is FaultKind.TIMEOUT and decision is Decision.CARD:
+                self.timed_out = (view.round, view.turn)
             return self._fault(decision, view, answer.kind, answer.message)
         try:
             return check_answer(decision, view, answer)

@@ -113,6 +113,30 @@ def test_an_answer_past_the_deadline_is_a_timeout_and_is_never_applied(logs: Pat
     assert_told(log, FaultKind.TIMEOUT)
 
 
+def test_a_late_answer_costs_one_fault_though_the_fallbacks_card_needs_a_row(logs: Path) -> None:
+    # Every answer of `late_bot every` comes after its deadline (held until the next request);
+    # seed 1 gives the fallback's lowest card six turns too low for every row. The fallback
+    # settles each timed-out card decision whole, its row too: the bot is never asked for a row
+    # it would answer late again.
+    seed, hurried = 1, BotOptions(deadline=0.3, first_deadline=0.3)
+    specs = [misbehaving("late_bot", "every"), sample("highest")]
+    result = play(logs, specs, hurried, [("always-late", seed)]).results[0]
+    alone = expected(Lowest(), seed)
+    too_low = [p for turn in alone.rounds[0].turns for p in turn.placements if p.chosen]
+    assert sum(p.seat == 0 for p in too_low) == 6
+    assert result.record == alone  # the fallback's cards, and the fallback's rows
+    faults = of_seat(result, 0)
+    assert [(f.kind, f.decision, f.turn) for f in faults] == [
+        (FaultKind.TIMEOUT, Decision.CARD, turn) for turn in range(10)
+    ]
+    log = (logs / "late_bot.log").read_text()
+    asked = re.findall(r"asked (\w+) 0\.(\d+)", log)
+    assert asked == [("card", str(turn)) for turn in range(10)]
+    # Each card but the last was answered late (the last was still held as the game ended):
+    # one fault per late answer, and one for the answer that never came.
+    assert re.findall(r"late (\w+) 0\.(\d+)", log) == asked[:-1]
+
+
 def test_a_bot_that_exits_mid_game_is_a_crash_then_the_fallback_plays_silently(
     logs: Path,
 ) -> None:

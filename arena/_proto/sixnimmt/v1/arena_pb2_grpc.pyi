@@ -58,6 +58,10 @@ GAMES, REQUESTS AND ANSWERS
   card in hand; the row with the fewest bullheads, the lowest row number on ties; the lowest
   card on the draft table), carries on with the game, and sends a FaultNotice saying why.
   After too many faults the bot is disqualified and the fallback plays for it from then on.
+- A CARD Request that timed out is settled by the fallback whole: if the fallback's card is
+  too low for every row, the fallback chooses the row too, and the bot gets no ROW Request for
+  that turn (it is most likely still at work on the card). One late answer, one fault. After
+  any other fault on a card (illegal, malformed) the bot is sent the ROW Request as usual.
 
 TIME CONTROLS
 Every limit a bot is held to, with its default; an organizer may change each (the `arena run`
