@@ -3,7 +3,7 @@ decides what a fault costs, and the drivers."""
 
 from arena.players.base import DecisionTime, Fault, FaultKind, Player, PlayerFault
 from arena.players.driver import GameResult, play_game, play_local
-from arena.players.referee import Referee, Seat
+from arena.players.referee import Conduct, Referee, Seat
 from arena.players.strategies import (
     BUILTIN,
     FALLBACK,
@@ -23,6 +23,7 @@ __all__ = [
     "BUILTIN",
     "FALLBACK",
     "Chooser",
+    "Conduct",
     "DecisionTime",
     "Fault",
     "FaultKind",

@@ -14,11 +14,20 @@ that bot at one seat of one game, asked through its `Player`. The player only an
   the card) is not asked for it. A late answer costs one fault, not one for the card and another
   for the row;
 - every fault counts toward `max_faults`; at the limit the bot is disqualified (told so, with a
-  DISQUALIFIED notice), and from then on it is never asked again: the fallback plays its seats.
+  DISQUALIFIED notice), and from then on it is never asked again: the fallback plays its seats;
+- outside a game, the referee decides too: two failed starts in a row put a bot out
+  (`failed_start`), and so does a crash when restarts are off (`crashed`); a resumed tournament
+  carries on its earlier runs' faults and disqualifications (`resume`); and a cluster's worker
+  plays under the organizer's referee by taking its `Conduct` before each game, the organizer
+  judging the game's faults and the worker's conduct after it (`take`, `judge`).
+
+No other module assigns a referee's fields (`tests/players/test_referee.py` reads the source to
+check it): they ask it, and it says whether that put the bot out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from arena.players.base import Fault, FaultKind, Player, PlayerFault
@@ -29,6 +38,19 @@ ABSENT = frozenset({FaultKind.CRASHED, FaultKind.NOT_CONNECTED})
 """Faults after which a player cannot answer again in the same game."""
 
 
+FAILED_STARTS = 2
+"""Failed starts in a row that put a bot out, so that it cannot stall every game."""
+
+
+@dataclass(frozen=True)
+class Conduct:
+    """What a referee's record is worth to another referee of the same bot (a cluster's worker
+    plays under the organizer's): its faults so far, and why it is out (empty while it plays)."""
+
+    faults: int = 0
+    disqualified: str = ""
+
+
 @dataclass
 class Referee:
     """One bot's conduct across a tournament: its faults, and whether it is still asked."""
@@ -37,6 +59,8 @@ class Referee:
     """The bot's name, for the messages that say it is out."""
     max_faults: int = 0
     """Faults after which the bot is disqualified; 0 for never."""
+    restarts: bool = True
+    """Whether a bot that crashed is started again (`--no-restart` puts it out instead)."""
     faults: int = 0
     """Faults committed so far, earlier runs of a resumed tournament included."""
     disqualified: str = ""
@@ -44,6 +68,8 @@ class Referee:
     last_straw: Fault | None = None
     """The fault that reached the limit, when that put the bot out: the very object recorded in
     its game's faults, so that the game in which it happened can be told from others at once."""
+    failed_starts: int = 0
+    """Starts in a row that failed (the process did not start, or did not connect in time)."""
 
     def disqualify(self, why: str) -> bool:
         """Put the bot out for `why` (the first reason stands); True if it was still playing."""
@@ -63,6 +89,67 @@ class Referee:
             return None
         self.last_straw = fault
         return replace(fault, kind=FaultKind.DISQUALIFIED, message=f"{self.name} {why}")
+
+    # -- between games --
+
+    def started(self) -> None:
+        """The bot's process started and connected: its failed starts in a row end."""
+        self.failed_starts = 0
+
+    def failed_start(self) -> bool:
+        """The bot's process could not start, or did not connect in time; True if that put it
+        out (`FAILED_STARTS` in a row)."""
+        self.failed_starts += 1
+        if self.failed_starts < FAILED_STARTS:
+            return False
+        return self.disqualify("is disqualified: it failed to start twice in a row")
+
+    def crashed(self) -> bool:
+        """The bot's process died (its CRASHED fault is charged in its game); True if that put
+        it out, as it does when restarts are off."""
+        if self.restarts:
+            return False
+        return self.disqualify("crashed and is not restarted: the fallback plays for it")
+
+    def resume(self, faults: int, disqualified: str = "") -> None:
+        """Carry on the record of a tournament's earlier runs: the faults they stored, and the
+        disqualification on record (if any)."""
+        self.faults += faults
+        if disqualified:
+            self.disqualify(disqualified)
+
+    def put_out_in(self, faults: Sequence[Fault], seat: int) -> bool:
+        """Whether the game of `faults`, in which the bot sat at `seat`, is the one that put it
+        out: the game that holds the fault that reached the limit (an equal one, for an outcome
+        sent over the wire), or, put out otherwise (two failed starts), one in which it faulted
+        (its failed start's not-connected fault). With several games at once, a bot put out in
+        one game shows as out at the end of every other game it sits at too."""
+        if self.last_straw is not None:
+            return self.last_straw in faults
+        return any(fault.seat == seat for fault in faults)
+
+    # -- across a cluster --
+
+    def conduct(self) -> Conduct:
+        """The record to send to another referee of this bot (a worker's, before a game)."""
+        return Conduct(self.faults, self.disqualified)
+
+    def take(self, conduct: Conduct) -> bool:
+        """Play on under another referee's record (on a worker, the organizer's): the larger
+        fault count, its disqualification; True if that put the bot out here."""
+        self.faults = max(self.faults, conduct.faults)
+        return bool(conduct.disqualified) and self.disqualify(conduct.disqualified)
+
+    def judge(self, faults: Sequence[Fault], conduct: Conduct) -> bool:
+        """A game played under another referee (a worker's): charge its faults of this bot
+        here, then take that referee's disqualification by the game's end (failed starts, a
+        crash); True if either put the bot out."""
+        out = False
+        for fault in faults:
+            out = self.charge(fault) is not None or out
+        if conduct.disqualified:
+            out = self.disqualify(conduct.disqualified) or out
+        return out
 
 
 @dataclass

@@ -118,7 +118,6 @@ class Bot:
     referee: Referee
     """Its faults across the tournament, and whether it is still asked."""
     instances: list[Instance] = field(default_factory=list)
-    failed_starts: int = 0
     problem: str = ""
     """Why the bot is not connected, when it is not: the last thing noted in its log."""
     uid: int = 0
@@ -145,8 +144,12 @@ class Bot:
 
     def disqualify(self, why: str) -> None:
         """Put the bot out of the tournament for `why`, and say so in its log."""
-        if self.referee.disqualify(why):
-            self.note(why)
+        self.note_out(self.referee.disqualify(why))
+
+    def note_out(self, put_out: bool) -> None:
+        """Say in its log why the bot is out, when what its referee was just told put it out."""
+        if put_out:
+            self.note(self.referee.disqualified)
 
     def note(self, message: str, where: Where | None = None) -> None:
         """Write what the arena did about the bot into its log, for its author to read (never
@@ -199,7 +202,7 @@ class Lobby:
         self._watchers: set[asyncio.Task[None]] = set()
 
     def _enter(self, spec: BotSpec, log_dir: Path) -> Bot:
-        referee = Referee(spec.name, self.options.max_faults)
+        referee = Referee(spec.name, self.options.max_faults, self.options.restart)
         return Bot(spec, log_dir / f"{spec.name}.log", referee, log_cap=self.options.log_cap)
 
     # -- the server's side ------------------------------------------------------------------
@@ -360,7 +363,7 @@ class Lobby:
             )
         except OSError as error:
             bot.unreachable(f"could not start {shlex.join(bot.spec.argv)!r}: {error}")
-            self._failed_start(bot)
+            bot.note_out(bot.referee.failed_start())
             return None
         self.processes.append(instance.process)
         bot.note(f"started process {instance.process.pid}: {shlex.join(bot.spec.argv)}")
@@ -375,9 +378,9 @@ class Lobby:
                 bot.unreachable(f"exited with status {status} before connecting")
             await instance.process.stop()
             self._forget(bot, instance)
-            self._failed_start(bot)
+            bot.note_out(bot.referee.failed_start())
             return None
-        bot.failed_starts = 0
+        bot.referee.started()
         bot.problem = ""
         return instance
 
@@ -385,12 +388,6 @@ class Lobby:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(instance.connected.wait(), self.options.startup_timeout)
         return instance.alive
-
-    def _failed_start(self, bot: Bot) -> None:
-        """Two failed starts in a row disqualify a bot, so it cannot stall every game."""
-        bot.failed_starts += 1
-        if bot.failed_starts >= 2:
-            bot.disqualify("is disqualified: it failed to start twice in a row")
 
     async def _retire_dead(self, bot: Bot) -> None:
         """Stop what is left of instances whose stream ended, before launching a new one."""
@@ -400,8 +397,7 @@ class Lobby:
         for instance in dead:
             if instance.process is not None:
                 await instance.process.stop()
-            if not self.options.restart:
-                bot.disqualify("crashed and is not restarted: the fallback plays for it")
+            bot.note_out(bot.referee.crashed())
 
     def _forget(self, bot: Bot, instance: Instance) -> None:
         """Drop a dead instance, and its token with it: nobody may connect with that again.

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -391,13 +392,16 @@ def _hand_out_tokens(session: Session, announce: Announce | None) -> None:
 def _restore(store: ResultStore, bots: Mapping[str, Bot]) -> set[str]:
     """A resumed run carries on the fault counts and disqualifications of the earlier ones;
     returns the bots already out (whose disqualification is on record)."""
-    for outcome in store.results():
-        for fault in outcome.faults:
-            bots[outcome.spec.seats[fault.seat]].referee.faults += 1
+    faults = Counter(
+        outcome.spec.seats[fault.seat] for outcome in store.results() for fault in outcome.faults
+    )
+    entries = store.entries()
     out = set()
-    for name, entry in store.entries().items():
-        if entry.disqualified is not None and name in bots:
-            bots[name].referee.disqualify(entry.disqualified.reason)
+    for name, bot in bots.items():
+        entry = entries.get(name)
+        on_record = entry.disqualified if entry is not None else None
+        bot.referee.resume(faults[name], on_record.reason if on_record is not None else "")
+        if on_record is not None:
             out.add(name)
     return out
 
@@ -405,23 +409,13 @@ def _restore(store: ResultStore, bots: Mapping[str, Bot]) -> set[str]:
 def _newly_out(
     outcome: GameOutcome, bots: Mapping[str, Bot], out: set[str]
 ) -> list[Disqualification]:
-    """The bots put out in this game: out by its end, not yet on record, and put out in it.
-
-    With several games at once, a bot put out in one game shows as out at the end of every
-    other game it sits at too. Put out for its faults, the game is the one that holds the very
-    fault that reached the limit (`Referee.last_straw`; an equal one, for an executor whose
-    outcomes were sent over the wire); put out otherwise (two failed starts),
-    the first game to end in which it faulted (its failed start's not-connected fault).
-    """
+    """The bots put out in this game: out by its end, not yet on record, and put out in it (as
+    their referees say: `Referee.put_out_in`)."""
     news = []
     for name in outcome.disqualified:
         if name in out:
             continue
-        straw = bots[name].referee.last_straw
-        if straw is not None:
-            if not any(fault is straw or fault == straw for fault in outcome.faults):
-                continue
-        elif not outcome.faults_of(name):
+        if not bots[name].referee.put_out_in(outcome.faults, outcome.seat_of(name)):
             continue
         out.add(name)
         news.append(Disqualification(name, bots[name].referee.disqualified, outcome.game_id, 0))

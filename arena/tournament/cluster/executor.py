@@ -13,7 +13,7 @@ from typing import Any
 
 from distributed import Future, as_completed
 
-from arena.players import Referee
+from arena.players import Conduct, Referee
 from arena.server.lobby import Bot
 from arena.tournament.cluster.organizer import POLL, Cluster, ClusterError, WorkerGone
 from arena.tournament.cluster.worker import Played, Unfit, _play, _ready
@@ -231,10 +231,7 @@ class DaskExecutor:
 
     def _submit(self, game: _Game) -> Future[Played]:
         spec = game.spec
-        state = {
-            name: (self.bots[name].referee.faults, self.bots[name].referee.disqualified)
-            for name in spec.seats
-        }
+        state = {name: self.bots[name].referee.conduct() for name in spec.seats}
         restrict: list[str] | None = None
         if self._unfit:
             restrict = sorted(self._fit)
@@ -267,11 +264,9 @@ class DaskExecutor:
         referees, the bots disqualified by its end as they say."""
         outcome = played.outcome
         seats = outcome.spec.seats
-        for fault in outcome.faults:
-            bot = self.bots[seats[fault.seat]]
-            if bot.referee.charge(fault) is not None:
-                bot.note(bot.referee.disqualified)
-        for name, why in played.out.items():
-            self.bots[name].disqualify(why)
+        for name in seats:
+            bot = self.bots[name]
+            conduct = played.conduct.get(name, Conduct())
+            bot.note_out(bot.referee.judge(outcome.faults_of(name), conduct))
         disqualified = tuple(name for name in seats if self.bots[name].referee.disqualified)
         return replace(outcome, disqualified=disqualified)

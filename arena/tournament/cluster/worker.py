@@ -11,7 +11,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from arena.players import Conduct
 from arena.server.isolation.cgroups import RunCgroups
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.sandbox import Sandbox, SandboxError, allocate_uids, find_sandbox
@@ -42,13 +43,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Played:
-    """A game played on a worker: where, its outcome, and its seats' disqualifications there."""
+    """A game played on a worker: where, its outcome, and its seats' conduct there."""
 
     address: str
     label: str
     outcome: GameOutcome
-    out: dict[str, str] = field(default_factory=dict)
-    """The seats' bots out on that worker by the game's end, and why."""
+    conduct: dict[str, Conduct] = field(default_factory=dict)
+    """The record of each seat's bot on that worker by the game's end, by name."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def _arena(plugin: str) -> WorkerArena:
     return found.arena
 
 
-def _play(plugin: str, spec: GameSpec, state: dict[str, tuple[int, str]]) -> Played:
+def _play(plugin: str, spec: GameSpec, state: Mapping[str, Conduct]) -> Played:
     """A task: play one game on this worker's arena (blocking this thread, one game slot)."""
     return _arena(plugin).play(spec, state)
 
@@ -224,7 +225,7 @@ class WorkerArena:
 
     # -- called from Dask's threads --
 
-    def play(self, spec: GameSpec, state: dict[str, tuple[int, str]]) -> Played:
+    def play(self, spec: GameSpec, state: Mapping[str, Conduct]) -> Played:
         """Play one game and wait for it (from a task's thread)."""
         return self._call(self._play(spec, state))
 
@@ -308,7 +309,7 @@ class WorkerArena:
         run = {**sealing.to_dict(), "cpu": cpu.to_dict()}
         return Ready(self.address, self.label, "; ".join(lines), dict(self._errors), run)
 
-    async def _play(self, spec: GameSpec, state: dict[str, tuple[int, str]]) -> Played:
+    async def _play(self, spec: GameSpec, state: Mapping[str, Conduct]) -> Played:
         executor = await self._open()
         missing = [name for name in spec.seats if name in self._errors]
         if missing:
@@ -316,11 +317,8 @@ class WorkerArena:
             raise Unfit(self.address, self.label, why)
         assert self._session is not None
         bots = self._session.lobby.bots
-        for name, (faults, why) in state.items():
-            bot = bots[name]
-            bot.referee.faults = max(bot.referee.faults, faults)
-            if why:
-                bot.disqualify(why)
+        for name, conduct in state.items():
+            bots[name].note_out(bots[name].referee.take(conduct))
         task = asyncio.current_task()
         assert task is not None
         self._playing.add(task)
@@ -329,8 +327,8 @@ class WorkerArena:
         finally:
             self._playing.discard(task)
             self._last = time.monotonic()
-        out = {n: bots[n].referee.disqualified for n in spec.seats if bots[n].referee.disqualified}
-        return Played(self.address, self.label, outcome, out)
+        conducts = {name: bots[name].referee.conduct() for name in spec.seats}
+        return Played(self.address, self.label, outcome, conducts)
 
     async def _close(self) -> None:
         if self._idle is not None:
