@@ -58,7 +58,7 @@ def check_row(seat: int, row: object) -> int:
     """The row, if it exists; raises IllegalDecisionError otherwise."""
     if type(row) is not int or not 0 <= row < ROW_COUNT:
         raise IllegalDecisionError(
-            seat, Decision.ROW, row, f"rows are numbered 0 to {ROW_COUNT - 1}"
+            seat, Decision.ROW, row, f"the protocol numbers rows 0 to {ROW_COUNT - 1}"
         )
     return row
 

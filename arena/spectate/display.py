@@ -7,6 +7,7 @@ totals), also used by the report and its tests to know what the table looked lik
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -53,10 +54,20 @@ def safe(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def told(message: str) -> str:
+    """A fault's message for people, shown beside the bot's name: the bot's own notice (which
+    speaks the protocol's numbers, counting seats from 0) without its leading `seat N: `, so
+    that no seat number from 0 stands among the displays' rounds, turns and rows from 1."""
+    return _NOTICE_SEAT.sub("", message, count=1)
+
+
+_NOTICE_SEAT = re.compile(r"^seat \d+: ")
+
+
 def fault_line(fault: Fault, names: Sequence[str]) -> str:
     """One fault for people: who, what, where, and the message (escaped)."""
     where = f"round {fault.round + 1}, turn {fault.turn + 1}"
-    return f"fault: {names[fault.seat]} {fault.kind} in {where}: {safe(fault.message)}"
+    return f"fault: {names[fault.seat]} {fault.kind} in {where}: {safe(told(fault.message))}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +193,8 @@ def _when(fault: Fault) -> tuple[int, int, int]:
 def mark_line(mark: Mark, names: Sequence[str]) -> str:
     """One fallback decision for people: whose, which decision, and why (escaped)."""
     what = {Decision.CARD: "card", Decision.ROW: "row", Decision.DRAFT: "draft pick"}
-    why = f"{mark.kind}, {mark.message}" if mark.quiet else f"{mark.kind}: {mark.message}"
+    message = told(mark.message)
+    why = f"{mark.kind}, {message}" if mark.quiet else f"{mark.kind}: {message}"
     return f"fallback: {names[mark.seat]}'s {what[mark.decision]} ({safe(why)})"
 
 

@@ -60,7 +60,7 @@ def test_a_row_that_does_not_exist(row: object) -> None:
     game.play([1, 2])
     assert game.phase is Phase.ROW
     with pytest.raises(
-        IllegalDecisionError, match=f"illegal row {row!r}: rows are numbered 0 to 3"
+        IllegalDecisionError, match=f"illegal row {row!r}: the protocol numbers rows 0 to 3"
     ):
         game.choose_row(row)
     assert game.phase is Phase.ROW

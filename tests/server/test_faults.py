@@ -201,7 +201,7 @@ def test_row_7_is_illegal_and_the_fallback_takes_the_cheapest_row(logs: Path) ->
     assert [(f.kind, f.decision, f.turn) for f in result.faults] == [
         (FaultKind.ILLEGAL, Decision.ROW, turn) for turn, _ in chosen
     ]
-    assert result.faults[0].message == "seat 0: illegal row 7: rows are numbered 0 to 3"
+    assert result.faults[0].message == "seat 0: illegal row 7: the protocol numbers rows 0 to 3"
     # Lowest card, and for each row the fallback's cheapest: exactly the built-in Lowest.
     assert result.record == expected(Lowest(), 2)
     assert played.log("row7_bot").count("asked for a row") == len(chosen)

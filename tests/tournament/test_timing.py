@@ -19,8 +19,8 @@ from arena.server.specs import parse_bot
 from arena.spectate import charts
 from arena.spectate.display import decision_times, render_turn
 from arena.spectate.replay import show_game
-from arena.spectate.report import compact
 from arena.spectate.source import open_games
+from arena.spectate.viewer import compact
 from arena.tournament import ConfigError, GameSpec, ResultStore, compute_standings, game_id
 from arena.tournament.config import TournamentConfig
 from arena.tournament.outcome import times_from_json, times_to_json
