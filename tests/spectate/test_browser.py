@@ -18,6 +18,7 @@ import pytest
 
 from arena.server.specs import parse_bot
 from arena.spectate import open_games, write_report
+from arena.spectate.display import told
 from arena.tournament import GameOutcome, Standings
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
@@ -239,7 +240,7 @@ def test_the_report_fits_a_phone_and_marks_each_fallback_decision(
     assert "fallback" in (chip.get_attribute("class") or "")
     mark = chip.locator(".fault-mark")
     assert mark.inner_text().strip() == f"fallback · {fault.kind}"
-    assert mark.get_attribute("title") == fault.message
+    assert mark.get_attribute("title") == told(fault.message)  # the notice without its seat
     at_first_card = [
         f for f in first.faults if (f.round, f.turn, f.decision.value) == (0, 0, "card")
     ]
