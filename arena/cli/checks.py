@@ -28,7 +28,8 @@ from arena.rules import (
     View,
     check_answer,
 )
-from arena.server.connection import Connection, Took
+from arena.server.clock import Clock, TimeControl
+from arena.server.connection import Connection
 from arena.server.lobby import BotOptions, BotSpec, Instance, Lobby
 from arena.server.session import open_session
 
@@ -211,12 +212,6 @@ class _Scene:
     async def answer(self, request_id: int, expected: str) -> tuple[int, float]:
         """The answer to a request sent with `request`, and seconds it took (as a tournament
         counts them); _Failed if none."""
-        answer, took = await self.answer_timed(request_id, expected)
-        return answer, took.seconds
-
-    async def answer_timed(self, request_id: int, expected: str) -> tuple[int, Took]:
-        """The answer to a request, and how long it took and what it drew on its time bank;
-        _Failed if none."""
         try:
             return await self.connection.answer_timed(request_id)
         except PlayerFault as fault:
@@ -283,18 +278,20 @@ async def _time_bank(scene: _Scene, script: _Script) -> str:
     deadline, bank = scene.options.deadline, scene.options.time_bank
     views = game.views(Decision.CARD, seat=0)[6:9]
     scene.start("bank", game.settings)
-    used = 0.0
+    clock = Clock(TimeControl(deadline, deadline, bank))  # as a tournament's seat has
     for view in views:
-        left = bank - used
+        allowance = clock.allowance()
+        left = allowance.bank
         expected = f"{_hand(view)} within {deadline:g} s and the {left:.3g} s left of its bank"
-        request_id = scene.request("bank", Decision.CARD, view, deadline, left)
-        card, took = await scene.answer_timed(request_id, expected)
+        request_id = scene.request("bank", Decision.CARD, view, allowance.deadline, left)
+        card, took = await scene.answer(request_id, expected)
         try:
             check_answer(Decision.CARD, view, card)
         except IllegalDecisionError as error:
             raise _Failed(expected, str(error)) from None
-        used += took.overage
+        clock.update(took)
     scene.end("bank", game.record)
+    used = bank - clock.bank
     return f"{len(views)} answers with a {bank:g} s bank (Request.bank_ms), {_ms(used)} of it used"
 
 

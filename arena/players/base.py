@@ -90,6 +90,13 @@ class Player(ABC):
         """The answer to `decision` (a card, a row 0 to 3, or a draft card) for the seat `view`
         shows; raises PlayerFault when it has none to give."""
 
+    def timed(self) -> DecisionTime | None:
+        """How long the decision it was last asked took, as it measured it (a remote bot: its
+        clock's seconds and bank, its pacer's CPU), whether it answered or faulted; None where it
+        measures nothing (an in-process strategy, a decision it gave no time to). The driver
+        records it in the game's times (`GameResult.times`) as the decision ends."""
+        return None
+
     def absence(self) -> PlayerFault | None:
         """Why the player cannot be asked at all (it crashed, or never connected); None when it
         can. Asked before every decision, even of a disqualified bot, so that a game it misses

@@ -31,8 +31,8 @@ class GameResult:
     faults: tuple[Fault, ...]
     """Every fault, in the order they happened."""
     times: tuple[DecisionTime, ...] = ()
-    """How long each seat took over each decision it was asked, in the order they ended, for
-    players that measure it (remote bots); empty otherwise."""
+    """How long each seat took over each decision it was asked, in the order they ended, as
+    its player measured it (`Player.timed`: remote bots); empty for players that measure none."""
 
 
 async def play_game(
@@ -124,6 +124,7 @@ class _Game:
         self.engine = Game(settings, rng, rotation, names=names)
         self.players = players
         self.faults: list[Fault] = []
+        self.times: list[DecisionTime] = []
         for seat, player in enumerate(players):
             player.game_started(seat, settings)
 
@@ -133,7 +134,7 @@ class _Game:
         """The seats of this game, each asking its player under its referee."""
         judges = referees if referees is not None else [Referee() for _ in players]
         return [
-            Seat(player, referee, self.faults)
+            Seat(player, referee, self.faults, self.times)
             for player, referee in zip(players, judges, strict=True)
         ]
 
@@ -164,4 +165,4 @@ class _Game:
         record = self.engine.record()
         for player in self.players:
             player.game_ended(record.totals, record.winners)
-        return GameResult(record, tuple(self.faults))
+        return GameResult(record, tuple(self.faults), tuple(self.times))

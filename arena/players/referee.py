@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from arena.players.base import Fault, FaultKind, Player, PlayerFault
+from arena.players.base import DecisionTime, Fault, FaultKind, Player, PlayerFault
 from arena.players.strategies import fallback
 from arena.rules import Decision, IllegalDecisionError, View, check_answer
 
@@ -161,6 +161,9 @@ class Seat:
     referee: Referee
     faults: list[Fault]
     """The game's fault list, shared by its seats: every fault in the order it happened."""
+    times: list[DecisionTime] = field(default_factory=list)
+    """The game's decision times, shared by its seats: what each player measured of each
+    decision it was asked (`Player.timed`), in the order they ended."""
     out: bool = field(default=False)
     """The player crashed or never connected: the fallback plays this seat quietly."""
     timed_out: tuple[int, int] | None = field(default=None)
@@ -180,6 +183,8 @@ class Seat:
             answer: int | PlayerFault = await self.player.decide(decision, view)
         except PlayerFault as fault:
             answer = fault
+        if (timed := self.player.timed()) is not None:
+            self.times.append(timed)
         return self.settle(decision, view, answer)
 
     def fallback_settles(self, decision: Decision, view: View) -> bool:

@@ -5,11 +5,13 @@ that is already closed: it is noted and discarded, never applied to a later requ
 under an id that is neither open nor late (never sent, or already answered) is a stray: most likely
 the bot got the request id wrong, so a request left unanswered meanwhile is malformed, not late.
 
-A request's time runs from when it was written to the bot's stream (`delivered`) to when its
-answer was read (`receive`). A late answer that the arena itself was too busy to read is never a
-timeout: when the deadline comes, answers that have arrived are read first, and if the arena's
-event loop only got round to the deadline late (stalled by other games, the results database, or
-not scheduled at all), the deadline is put off by as much, and that time is not the bot's.
+The connection only measures a request's time, by the rules of `arena.server.clock`: from when
+it was written to the bot's stream (`delivered`) to when its answer was read (`receive`). A late
+answer that the arena itself was too busy to read is never a timeout: when the deadline comes,
+answers that have arrived are read first, and if the arena's event loop only got round to the
+deadline late (stalled by other games, the results database, or not scheduled at all), the
+deadline is put off by as much, and that time is not the bot's. What the time costs (the bank it
+draws on) is the seat's `Clock`'s.
 """
 
 from __future__ import annotations
@@ -21,38 +23,12 @@ from typing import Any
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import ProtocolError, answer_from_proto, pb, request_message
 from arena.rules import Decision, View
+from arena.server.clock import SETTLE, SETTLE_TURNS, STALL, UNWRITTEN_GRACE, WRITE_SLACK
 
 STRAY_LIMIT = 50
 """Stray answers kept for fault messages; the rest are only counted."""
 LATE_LIMIT = 1000
 """Timed-out request ids remembered, so that their late answers are not taken for strays."""
-SETTLE_TURNS = 3
-"""Turns of the event loop given, once a deadline has passed, to answers that have arrived but
-are not read yet, before the request times out."""
-SETTLE = 0.001
-"""Then seconds given to gRPC's own threads to hand over what they have read."""
-STALL = 0.003
-"""Seconds late a deadline's timer may fire before the arena's loop counts as stalled at it."""
-WRITE_SLACK = 0.005
-"""Seconds a request's write may take and still count from when it began: gRPC tells of a
-write only when it next asks for a message, after the bot may already be at work on it. A write
-that takes longer was held up (by messages the bot has not read yet, or by the arena itself),
-and the request's time starts when it is done."""
-UNWRITTEN_GRACE = 1.0
-"""Of its own allowance (deadline and bank), how long a request may wait to be written to the
-stream (behind messages the bot has not read yet) before its deadline starts to run all the
-same: a bot that stops reading its stream must not hold up its game for ever."""
-
-
-@dataclass(frozen=True, slots=True)
-class Took:
-    """How long a bot took to answer one request, as its deadline judged it."""
-
-    seconds: float
-    """From when the request was written to the stream to when its answer was read, less the
-    time the arena's loop was stalled at its deadline."""
-    overage: float
-    """Seconds past the deadline, drawn on the time bank (0 for an answer within it)."""
 
 
 @dataclass
@@ -142,8 +118,10 @@ class Connection:
         value, _ = await self.answer_timed(request_id)
         return value
 
-    async def answer_timed(self, request_id: int) -> tuple[int, Took]:
-        """The card or row that answers a request sent with `request`, and how long it took.
+    async def answer_timed(self, request_id: int) -> tuple[int, float]:
+        """The card or row that answers a request sent with `request`, and the seconds it took:
+        from when the request was written to the stream to when its answer was read, less the
+        time the arena's loop was stalled at its deadline.
 
         Its deadline (and bank) counts from when the request was written to the stream (or, if
         it is not written by then, from `UNWRITTEN_GRACE` times its allowance after it was
@@ -197,9 +175,8 @@ class Connection:
         start = waiting.sent if waiting.sent is not None else waiting.queued
         read = waiting.read if waiting.read is not None else loop.time()
         seconds = max(0.0, read - start - stalled)
-        took = Took(seconds, min(waiting.bank, max(0.0, seconds - waiting.deadline)))
         try:
-            return answer_from_proto(answer, waiting.decision), took
+            return answer_from_proto(answer, waiting.decision), seconds
         except ProtocolError as error:
             raise PlayerFault(FaultKind.MALFORMED, f"request {request_id}: {error}") from None
 

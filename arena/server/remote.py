@@ -1,8 +1,9 @@
 """The remote player: an engine question becomes a stream request, and its answer or failure
 comes back as an answer or a `PlayerFault`. What a fault costs is the referee's, not this
-module's (`arena.players.referee`). Each decision is paced by the game's `Pacer` (fair CPU:
-the bot is thawed for it alone), timed, and drawn from the seat's time bank when it runs past
-its deadline."""
+module's (`arena.players.referee`). Each decision is allowed what the seat's `Clock` says
+(deadline and bank), paced by the game's `Pacer` (fair CPU: the bot is thawed for it alone),
+measured by the connection, and the clock updated with what it took; its `DecisionTime` is the
+clock's seconds and bank beside the pacer's CPU."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from arena.players import DecisionTime, Fault, FaultKind, Player, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
 from arena.server.botlog import Where
-from arena.server.connection import Connection, Took
+from arena.server.clock import TIMED_OUT, Clock, Spent, TimeControl
+from arena.server.connection import Connection
 from arena.server.isolation.cgroups import BotCgroup
 from arena.server.isolation.fairness import Pacer, Used
 from arena.server.lobby import Bot, BotOptions, Instance
@@ -32,10 +34,10 @@ class RemoteGame:
         self.game_id = game_id
         self.names = tuple(names)
         self.options = options
+        self.time_control = TimeControl(options.first_deadline, options.deadline, options.time_bank)
+        """Each seat's limits: every seat has a `Clock` of its own, set to these."""
         self.pacer = pacer or Pacer(fair=False)
         """How its bots get the CPU (fair: thawed for their own decisions alone)."""
-        self.times: list[DecisionTime] = []
-        """How long each seat took over each decision, in the order they ended."""
         self._turn: tuple[TurnRecord, pb.ArenaMessage] | None = None
 
     def turn_message(self, round: int, turn: int, record: TurnRecord) -> pb.ArenaMessage:
@@ -53,11 +55,12 @@ class RemotePlayer(Player):
         self.bot = bot
         self._instance = instance
         self._game = game
-        self._asked = False
         self._request_id = 0
         """The request the latest decision was asked in; 0 when none was sent."""
-        self.bank = game.options.time_bank
-        """Seconds left of its time bank in this game."""
+        self.clock = Clock(game.time_control)
+        """This seat's clock in this game: its next decision's allowance, and its bank."""
+        self._timed: DecisionTime | None = None
+        """What the latest decision took (`timed`)."""
         if instance is not None:  # from now on, what it writes belongs to this game
             bot.lines.at(instance, Where(game.game_id))
 
@@ -80,53 +83,53 @@ class RemotePlayer(Player):
         process = instance.process if instance is not None else None
         return process.cgroup if process is not None else None
 
+    def timed(self) -> DecisionTime | None:
+        return self._timed
+
     async def decide(self, decision: Decision, view: View) -> int:
         self._request_id = 0
+        self._timed = None
         connection = self._connection()
         if connection is None:
             raise PlayerFault(FaultKind.NOT_CONNECTED, f"{self.bot.name} is not connected")
         game = self._game
-        options = game.options
-        deadline = options.deadline if self._asked else options.first_deadline
-        self._asked = True
+        allowance = self.clock.allowance()
         if self._instance is not None:  # what it writes from now on is filed under this decision
             self.bot.lines.at(self._instance, self._where(decision, view.round, view.turn))
-        bank = self.bank
-        outcome: tuple[int, Took] | PlayerFault
+        outcome: tuple[int, float] | PlayerFault
         ended = connection.closed.is_set
         async with game.pacer.decision(self.cgroup(), ended) as used:
             try:
-                request_id = connection.request(game.game_id, decision, view, deadline, bank)
+                request_id = connection.request(
+                    game.game_id, decision, view, allowance.deadline, allowance.bank
+                )
                 self._request_id = request_id
                 outcome = await connection.answer_timed(request_id)
             except PlayerFault as fault:
                 outcome = fault
         # The pacing is over: the bot is frozen again, and the CPU it used is known.
         if isinstance(outcome, PlayerFault):
-            if outcome.kind is FaultKind.TIMEOUT:  # it had all its time, and the bank is spent
-                self.bank = 0.0
-                self._note(decision, view, deadline + bank, used, bank)
+            timed_out = outcome.kind is FaultKind.TIMEOUT  # it had all its time: the bank is spent
+            self._note(decision, view, self.clock.update(TIMED_OUT if timed_out else None), used)
             raise outcome
         answer, took = outcome
-        self.bank = max(0.0, bank - took.overage)
-        self._note(decision, view, took.seconds, used, took.overage)
+        self._note(decision, view, self.clock.update(took), used)
         return answer
 
-    def _note(
-        self, decision: Decision, view: View, seconds: float, used: Used, bank: float
-    ) -> None:
-        """Note how long a decision took, for the game's record of times."""
-        self._game.times.append(
-            DecisionTime(
-                view.seat,
-                decision,
-                view.round,
-                view.turn,
-                seconds,
-                used.cpu,
-                bank,
-                used.neighbours,
-            )
+    def _note(self, decision: Decision, view: View, spent: Spent | None, used: Used) -> None:
+        """Note what a decision took (the clock's judgement beside the pacer's CPU), for `timed`;
+        nothing for a decision the clock did not time."""
+        if spent is None:
+            return
+        self._timed = DecisionTime(
+            view.seat,
+            decision,
+            view.round,
+            view.turn,
+            spent.seconds,
+            used.cpu,
+            spent.bank,
+            used.neighbours,
         )
 
     def _where(self, decision: Decision, round: int, turn: int) -> Where:

@@ -20,7 +20,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -118,7 +118,7 @@ class Session:
             pacer.known(player.cgroup() for player in players)
             await pacer.seat(p.cgroup() for p in players if p.absence() is None)
             referees = [bot.referee for bot in bots]
-            result = await play_game(
+            return await play_game(
                 settings,
                 players,
                 random.Random(seed),
@@ -127,7 +127,6 @@ class Session:
                 names=seats,
                 one_at_a_time=pacer.fair,
             )
-            return replace(result, times=tuple(game.times))
         finally:
             for bot, instance in zip(bots, instances, strict=True):
                 if instance is not None:

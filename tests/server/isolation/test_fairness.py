@@ -15,7 +15,7 @@ import pytest
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import convert, pb
 from arena.rules import Decision
-from arena.server.connection import Connection, Took
+from arena.server.connection import Connection
 from arena.server.isolation.cgroups import ROOT, CgroupLimits, RunCgroups
 from arena.server.isolation.fairness import Cores, CpuMode, FairnessError, choose_plan
 from arena.server.lobby import BotOptions
@@ -40,7 +40,7 @@ async def written(connection: Connection) -> pb.Request:
 
 
 def test_a_stall_of_the_arena_itself_is_never_the_bots_timeout() -> None:
-    async def scenario() -> tuple[int, Took]:
+    async def scenario() -> tuple[int, float]:
         connection = Connection("bot")
         request_id = connection.request("g", Decision.CARD, VIEW, 0.2)
         asking = asyncio.create_task(connection.answer_timed(request_id))
@@ -53,11 +53,11 @@ def test_a_stall_of_the_arena_itself_is_never_the_bots_timeout() -> None:
 
     card, took = asyncio.run(scenario())
     assert card == VIEW.hand[0]  # no timeout
-    assert took.seconds < 0.3  # read after 0.55 s, but the stall at its deadline is the arena's
+    assert took < 0.3  # read after 0.55 s, but the stall at its deadline is the arena's
 
 
 def test_the_deadline_runs_from_when_the_request_is_written_to_the_stream() -> None:
-    async def scenario() -> Took:
+    async def scenario() -> float:
         connection = Connection("bot")
         request_id = connection.request("g", Decision.CARD, VIEW, 0.2)
         asking = asyncio.create_task(connection.answer_timed(request_id))
@@ -67,11 +67,11 @@ def test_the_deadline_runs_from_when_the_request_is_written_to_the_stream() -> N
         connection.receive(answer_to(request_id))
         return (await asking)[1]
 
-    assert asyncio.run(scenario()).seconds < 0.2
+    assert asyncio.run(scenario()) < 0.2
 
 
 def test_an_answer_past_its_deadline_draws_on_the_bank_and_past_the_bank_times_out() -> None:
-    async def scenario() -> tuple[pb.Request, Took, PlayerFault]:
+    async def scenario() -> tuple[pb.Request, float, PlayerFault]:
         connection = Connection("bot")
         first = connection.request("g", Decision.CARD, VIEW, 0.05, bank=1.0)
         asking = asyncio.create_task(connection.answer_timed(first))
@@ -88,7 +88,8 @@ def test_an_answer_past_its_deadline_draws_on_the_bank_and_past_the_bank_times_o
 
     request, took, fault = asyncio.run(scenario())
     assert request.deadline_ms == 50 and request.bank_ms == 1000
-    assert 0 < took.overage < 1.0 and took.overage == pytest.approx(took.seconds - 0.05)
+    assert 0.05 < took < 1.05  # past its deadline, within its bank: answered (the bank it
+    # draws on is the seat's clock's: tests/server/test_clock.py)
     assert fault.kind is FaultKind.TIMEOUT
     assert fault.message.endswith("within 0.05 s and 0.05 s of time bank")
 
