@@ -32,6 +32,7 @@ from arena.server.clock import Clock, TimeControl
 from arena.server.connection import Connection
 from arena.server.lobby import BotOptions, BotSpec, Instance, Lobby
 from arena.server.session import open_session
+from arena.spectate.display import told
 
 LOG_TAIL = 8
 """Lines of the bot's log shown under a failed check."""
@@ -230,7 +231,7 @@ class _Scene:
         try:
             check_answer(decision, view, answer)
         except IllegalDecisionError as error:
-            raise _Failed(expected, str(error)) from None
+            raise _Failed(expected, told(str(error))) from None
         return answer, took
 
     def _fault(self, fault: PlayerFault) -> str:
@@ -288,7 +289,7 @@ async def _time_bank(scene: _Scene, script: _Script) -> str:
         try:
             check_answer(Decision.CARD, view, card)
         except IllegalDecisionError as error:
-            raise _Failed(expected, str(error)) from None
+            raise _Failed(expected, told(str(error))) from None
         clock.update(took)
     scene.end("bank", game.record)
     used = bank - clock.bank
@@ -300,10 +301,10 @@ async def _row_choice(scene: _Scene, script: _Script) -> str:
     view = game.views(Decision.ROW)[0]
     scene.start("row", game.settings, view.seat)
     row, took = await scene.ask(
-        "row", Decision.ROW, view, scene.options.deadline, "a row from 0 to 3"
+        "row", Decision.ROW, view, scene.options.deadline, "Answer.row 0 to 3"
     )
     scene.end("row", game.record)
-    return f"row {row} in {_ms(took)}"
+    return f"Answer.row {row} in {_ms(took)}"
 
 
 async def _draft(scene: _Scene, script: _Script) -> str:
@@ -385,12 +386,14 @@ async def _full_view(scene: _Scene, script: _Script) -> str:
     view = script.fullest
     scene.start("full", game.settings, view.seat)
     took = sum(map(bool, view.taken))
-    expected = f"{_hand(view)}, from a view late in round {view.round + 1}"
+    expected = (
+        f"{_hand(view)}, from a view late in round {view.round + 1} (View.round {view.round})"
+    )
     card, took_ms = await scene.ask("full", Decision.CARD, view, scene.options.deadline, expected)
     scene.end("full", game.record)
     return (
-        f"card {card} in {_ms(took_ms)}, from a view of turn {view.turn + 1} with the starting "
-        f"rows, {took} seats' takes and the names"
+        f"card {card} in {_ms(took_ms)}, from a view of turn {view.turn + 1} "
+        f"(View.turn {view.turn}) with the starting rows, {took} seats' takes and the names"
     )
 
 

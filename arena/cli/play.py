@@ -77,7 +77,8 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
-    help="Seat rotation of the deal: seat s holds the hand dealt to seat s + ROTATION.",
+    help="Seat rotation of the deal, a shift: seat s holds the hand dealt to seat s + ROTATION "
+    "(0: as dealt).",
 )
 @click.option(
     "--game",
@@ -139,7 +140,7 @@ def play(
     else:
         cycle = strategies or ("random", "lowest", "highest")
         chosen = [cycle[seat % len(cycle)] for seat in range(seats)]
-        names = [f"{seat}:{name}" for seat, name in enumerate(chosen)]
+        names = [f"{seat + 1}:{name}" for seat, name in enumerate(chosen)]  # seats from 1, as shown
         local = [LocalPlayer(BUILTIN[name](f"{seed}:{seat}")) for seat, name in enumerate(chosen)]
         rng = random.Random(seed)
         result = asyncio.run(play_game(settings, local, rng, rotation, names=names))

@@ -30,8 +30,14 @@ _RESULTS = click.Path(exists=True, path_type=Path)
 
 @main.command()
 @click.argument("results", metavar="OUTPUT_FOLDER", type=_RESULTS)
-@click.option("--game", metavar="ID|NUMBER", help="The game to show, by id or listing number.")
-@click.option("--turn", metavar="R[.T]", help="Show only round R, or only its turn T (e.g. 2.7).")
+@click.option(
+    "--game", metavar="ID|NUMBER", help="The game to show, by id or listing number (from 1)."
+)
+@click.option(
+    "--turn",
+    metavar="R[.T]",
+    help="Show only round R, or only its turn T (e.g. 2.7); both count from 1, as shown.",
+)
 @click.option("--step", is_flag=True, help="Step through the turns with the keys (a terminal).")
 @click.option("--bot", metavar="NAME", help="Show what this bot wrote (its log) under each turn.")
 @click.option("--color/--no-color", default=None, help="Colour the cards (default: on a terminal).")
@@ -45,7 +51,9 @@ def replay(
 ) -> None:
     """Show a game of a tournament turn by turn; without --game, list the games.
 
-    Works while the tournament still runs: the results are read, never written.
+    Works while the tournament still runs: the results are read, never written. Rounds, turns,
+    rows and games count from 1 here, as everywhere the arena shows a game to people; the
+    protocol and replays.jsonl count from 0.
     """
     if game is None and (turn is not None or step or bot is not None):
         raise click.UsageError("--turn, --step and --bot need --game")
@@ -89,7 +97,9 @@ def _bot_lines(games: GameSource, outcome: GameOutcome, bot: str) -> BotLines:
 @main.command()
 @click.argument("name")
 @click.argument("results", metavar="OUTPUT_FOLDER", type=_RESULTS)
-@click.option("--game", metavar="ID|NUMBER", help="Only this game's lines, by id or number.")
+@click.option(
+    "--game", metavar="ID|NUMBER", help="Only this game's lines, by id or listing number (from 1)."
+)
 def logs(name: str, results: Path, game: str | None) -> None:
     """Print what bot NAME wrote, line by line, each with its game and ROUND.TURN (from 1).
 

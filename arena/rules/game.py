@@ -116,7 +116,7 @@ class Game:
                 f"the record ends before the game does: it has {len(self._deals)!r} rounds"
             )
         if settings.variant is Variant.PROFESSIONAL_DRAFT:
-            # RULES.md: seat (round mod players) picks first. A duplicate rotation shifts the
+            # docs/rules.md: seat (round mod players) picks first. A duplicate rotation shifts the
             # first pick with the seats, so each bot in turn gets each position in the draft.
             first = (index + self.rotation) % settings.players
             return Round.drafted(settings, index, self._totals, first, self.names)

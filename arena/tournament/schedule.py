@@ -10,7 +10,7 @@ the hand dealt to seat (s + r) mod players (see `arena.rules.deal`), so across t
 deal every bot of the table holds every hand, against the same opponents.
 
 The professional-draft variant deals nothing: every card lies face up and the players draft
-their hands (RULES.md: its set-up has no chance). Every deal of a table would be the same game,
+their hands (docs/rules.md: its set-up has no chance). Every deal of a table would be the same game,
 so a table plays its draft once per seat rotation (each bot picks first once in every round of
 the set) and no more: more than one deal is refused.
 """

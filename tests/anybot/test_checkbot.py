@@ -4,6 +4,7 @@ saying what was expected and what came back."""
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from pathlib import Path
 
@@ -72,14 +73,19 @@ def test_the_full_view_check_sends_every_field(logs: Path) -> None:
     assert results[FULL].passed
     assert "with the starting rows," in results[FULL].got
     assert "takes and the names" in results[FULL].got
+    # A place in the game counts from 1, as people see it, with the view's field from 0 beside.
+    found = re.search(r"late in round (\d+) \(View.round (\d+)\)", results[FULL].expected)
+    assert found and int(found[1]) == int(found[2]) + 1, results[FULL].expected
+    found = re.search(r"of turn (\d+) \(View.turn (\d+)\)", results[FULL].got)
+    assert found and int(found[1]) == int(found[2]) + 1, results[FULL].got
 
 
 @pytest.mark.integration
 def test_row_seven_fails_the_row_check_only(logs: Path) -> None:
     results = check(str(TEST_BOTS / "row7_bot.py"), logs)
     assert failures(results) == {ROW}
-    assert results[ROW].expected == "a row from 0 to 3"
-    assert "illegal row 7" in results[ROW].got
+    assert results[ROW].expected == "Answer.row 0 to 3"  # the protocol's numbers, named so
+    assert results[ROW].got.startswith("illegal row 7: the protocol numbers rows 0 to 3")
 
 
 @pytest.mark.integration
@@ -168,7 +174,7 @@ def test_the_command_prints_each_check_and_exits_by_the_result(tmp_path: Path) -
         main, ["check-bot", "--logs", str(tmp_path), "--", str(TEST_BOTS / "row7_bot.py")]
     )
     assert bad.exit_code == 1
-    assert f"FAIL  {ROW}\n      expected: a row from 0 to 3\n      got:      " in bad.output
+    assert f"FAIL  {ROW}\n      expected: Answer.row 0 to 3\n      got:      " in bad.output
     assert f"{len(NAMES) - 1} of {len(NAMES)} checks passed" in bad.output
     assert (tmp_path / "row7_bot.log").is_file()
 

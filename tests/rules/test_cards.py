@@ -1,4 +1,4 @@
-"""The bullhead table of RULES.md."""
+"""The bullhead table of docs/rules.md."""
 
 import pytest
 

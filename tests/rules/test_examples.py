@@ -1,4 +1,4 @@
-"""The worked examples of RULES.md, exactly as written there (rows are shown 1-based there)."""
+"""The worked examples of docs/rules.md, exactly as written there (rows numbered from 1 there)."""
 
 from collections.abc import Sequence
 

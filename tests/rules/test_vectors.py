@@ -1,4 +1,5 @@
-"""The 300 rounds of RULES.md's test vectors, on which three independent implementations agree.
+"""The 300 rounds of the rules' test vectors (docs/rules.md), on which three independent
+implementations agree.
 
 A copy lives in tests/vectors so that a clone tests on its own; when the shared original is
 beside the repo, it must not have changed.

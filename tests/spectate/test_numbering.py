@@ -7,9 +7,11 @@ from __future__ import annotations
 import random
 import re
 
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.cli import main
 from arena.players import BUILTIN, Fault, FaultKind, play_local
 from arena.rules import Decision, Settings
 from arena.server.botlog import BOT, LogLine
@@ -65,3 +67,17 @@ def test_a_log_line_is_placed_as_round_dot_turn_from_1() -> None:
     last = LogLine("ann", "g", 2, 9, BOT, "done")
     draft = LogLine("ann", "g", 1, None, BOT, "picking")
     assert [where(first), where(last), where(draft)] == ["1.1", "3.10", "2.draft"]
+
+
+def test_the_spectators_help_says_it_counts_from_1() -> None:
+    runner = CliRunner()
+    for command in (["replay", "--help"], ["logs", "--help"]):
+        shown = " ".join(runner.invoke(main, command).output.split())
+        assert "from 1" in shown, command
+
+
+def test_arena_play_names_its_built_in_seats_from_1() -> None:
+    shown = CliRunner().invoke(main, ["play", "--players", "3", "--seed", "7"])
+    assert shown.exit_code == 0, shown.output
+    assert "turn  1: 1:random " in shown.output and ", 3:highest " in shown.output
+    assert "0:random" not in shown.output

@@ -243,7 +243,7 @@ def test_refuses_no_deals() -> None:
 
 
 def test_the_draft_is_played_once_per_seat_rotation() -> None:
-    """RULES.md: the draft's set-up has no chance, so a second deal would be the same games."""
+    """docs/rules.md: the draft's set-up has no chance, so a second deal would be the same games."""
     draft = Settings(players=3, variant=Variant.PROFESSIONAL_DRAFT)
     specs = schedule(BOTS, draft, 1, 0)
     assert len(specs) == comb(5, 3) * 3
