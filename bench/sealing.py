@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.server.isolation.sandbox import SandboxMode, find_sandbox
+from arena.server.isolation.sandbox import NoSandbox, SandboxMode, find_sandbox
 from arena.server.lobby import BotOptions, BotSpec
 from arena.server.session import open_session
 
@@ -92,9 +92,10 @@ def measure(
     """Every figure of the section. The tournaments run `repeats` times, interleaved (every
     way once, then again), and each way's figure is its median; its ratio is the median of its
     ratios to the baseline of the same round, which a shared machine's load moves least."""
-    sandbox = asyncio.run(find_sandbox(SandboxMode.AUTO))
-    if isinstance(sandbox, str):
-        return {"skipped": f"this machine cannot seal bots: {sandbox}"}
+    try:
+        asyncio.run(find_sandbox())
+    except NoSandbox as why:
+        return {"skipped": f"this machine cannot seal bots: {why}"}
     started = asyncio.run(startups(trials))
     rounds: list[list[dict[str, Any]]] = []
     for _ in range(repeats):

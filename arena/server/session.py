@@ -6,7 +6,8 @@ sealed bot's sandbox binds as its only way out. External bots (started by hand, 
 machines) share one more server, on loopback TCP (and `--listen`), which exists only when
 there are such bots.
 
-How the bots share the CPU is decided as the session opens (`fairness.choose_plan`): in fair
+What isolates the bots, and how they share the CPU, is decided as the session opens
+(`isolation.isolate`): in fair
 mode every game holds a core of its own for its whole length (`fairness.Cores`), its bots are
 pinned to it and frozen but for their own decisions, and the seats are asked one at a time.
 """
@@ -20,17 +21,15 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 
 from arena.players import GameResult, play_game
 from arena.rules import Settings
-from arena.server.isolation.cgroups import RunCgroups
-from arena.server.isolation.fairness import Cores, CpuPlan, Pacer, choose_plan
+from arena.server.isolation.fairness import Cores, CpuPlan, Pacer
+from arena.server.isolation.isolate import Sealing, isolate
 from arena.server.isolation.process import raise_open_files_limit
-from arena.server.isolation.sandbox import find_sandbox
 from arena.server.listen import Listener
 from arena.server.lobby import BotOptions, BotSpec, Lobby
 from arena.server.remote import RemoteGame, RemotePlayer
@@ -38,29 +37,6 @@ from arena.server.service import DEFAULT_MAX_MESSAGE, create_bot_server, create_
 
 LOOPBACK = "127.0.0.1:0"
 """Where external bots connect on this machine, when there are any."""
-
-
-@dataclass(frozen=True, slots=True)
-class Sealing:
-    """How this session's bots run: sealed or not, in cgroups or not, and why not."""
-
-    sealed: bool
-    """Every bot process and build step runs in a sandbox (`sandbox.py`)."""
-    cgroups: bool
-    """Every bot process runs in a cgroup of its own (`cgroups.py`)."""
-    notes: tuple[str, ...] = ()
-    """What is missing, and why, for the organizer."""
-
-    def describe(self) -> str:
-        """One line for the organizer: how the bots run."""
-        if self.sealed and self.cgroups and not self.notes:
-            return "bots run sealed: each in its own sandbox, user and cgroup"
-        state = "sealed" if self.sealed else "UNSEALED (any bot can reach the others and the arena)"
-        return f"bots run {state}: " + "; ".join(self.notes)
-
-    def to_dict(self) -> dict[str, object]:
-        """For standings.json."""
-        return {"sealed": self.sealed, "cgroups": self.cgroups, "notes": list(self.notes)}
 
 
 class Session:
@@ -71,7 +47,7 @@ class Session:
         lobby: Lobby,
         address: str,
         public_address: str | None = None,
-        sealing: Sealing = Sealing(False, False),
+        sealing: Sealing | None = None,
         cpu: CpuPlan | None = None,
     ) -> None:
         self.lobby = lobby
@@ -79,7 +55,7 @@ class Session:
         """Where external bots connect on this machine (loopback); empty when none can."""
         self.public_address = public_address
         """Where external bots connect, when the session listens beyond loopback."""
-        self.sealing = sealing
+        self.sealing = sealing or Sealing(False, False)
         """How the bots run: sealed, in cgroups."""
         self.cpu = cpu or CpuPlan(lobby.options.cpu, False)
         """How the bots get the CPU: fair (a core per game, one decider at a time) or shared."""
@@ -153,51 +129,37 @@ async def open_session(
     freeze them.
     """
     raise_open_files_limit()
-    sandbox = await find_sandbox(options.sandbox)
-    cgroups = RunCgroups.create()
-    try:
-        cpu = choose_plan(options.cpu, cgroups, sealed=not isinstance(sandbox, str))
-    except BaseException:
-        if not isinstance(cgroups, str):
-            await cgroups.close()
-        raise
-    notes = [f"no sandbox ({sandbox})"] if isinstance(sandbox, str) else []
-    if isinstance(cgroups, str):
-        notes.append(f"no cgroups ({cgroups}): rlimits and process groups only")
-    elif cgroups.note:
-        notes.append(cgroups.note)
-    sealing = Sealing(not isinstance(sandbox, str), not isinstance(cgroups, str), tuple(notes))
-    log_dir.mkdir(parents=True, exist_ok=True)
-    sockets = Path(tempfile.mkdtemp(prefix="arena-"))  # 0700: only the arena reaches them
-    servers: list[grpc.aio.Server] = []
-    lobby = Lobby(
-        specs,
-        log_dir,
-        options,
-        workdir,
-        sockets=sockets,
-        sandbox=None if isinstance(sandbox, str) else sandbox,
-        cgroups=None if isinstance(cgroups, str) else cgroups,
-    )
-    try:
-        for bot in lobby.bots.values():
-            if bot.socket is not None:
-                servers.append(await create_bot_server(lobby, bot.socket, bot.name, max_message))
-        bound, public_address = "", None
-        external = any(spec.argv is None for spec in specs)
-        if address is not None or public is not None or external:
-            server, bound, public_address = await create_server(
-                lobby, address or LOOPBACK, max_message, public
-            )
-            servers.append(server)
-        lobby.address = bound
-        yield Session(lobby, bound, public_address, sealing, cpu)
-    finally:
+    async with isolate(options.sandbox, options.cpu) as isolation:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        sockets = Path(tempfile.mkdtemp(prefix="arena-"))  # 0700: only the arena reaches them
+        servers: list[grpc.aio.Server] = []
+        lobby = Lobby(
+            specs,
+            log_dir,
+            options,
+            workdir,
+            sockets=sockets,
+            sandbox=isolation.sandbox,
+            cgroups=isolation.cgroups,
+        )
         try:
-            await lobby.close()
+            for bot in lobby.bots.values():
+                if bot.socket is not None:
+                    server = await create_bot_server(lobby, bot.socket, bot.name, max_message)
+                    servers.append(server)
+            bound, public_address = "", None
+            external = any(spec.argv is None for spec in specs)
+            if address is not None or public is not None or external:
+                server, bound, public_address = await create_server(
+                    lobby, address or LOOPBACK, max_message, public
+                )
+                servers.append(server)
+            lobby.address = bound
+            yield Session(lobby, bound, public_address, isolation.sealing, isolation.cpu)
         finally:
-            await asyncio.gather(*(server.stop(grace=1.0) for server in servers))
-            if not isinstance(cgroups, str):
-                await cgroups.close()
-            with contextlib.suppress(OSError):
-                shutil.rmtree(sockets)
+            try:
+                await lobby.close()
+            finally:
+                await asyncio.gather(*(server.stop(grace=1.0) for server in servers))
+                with contextlib.suppress(OSError):
+                    shutil.rmtree(sockets)

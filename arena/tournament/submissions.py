@@ -31,6 +31,7 @@ from pathlib import Path
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.errors import BotError
 from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.isolate import isolate
 from arena.server.isolation.process import BotProcess, Limits, bot_environment, write_note
 from arena.server.isolation.sandbox import (
     FIRST_UID,
@@ -38,7 +39,6 @@ from arena.server.isolation.sandbox import (
     SandboxMode,
     Seal,
     allocate_uids,
-    find_sandbox,
 )
 from arena.server.lobby import BotSpec
 from arena.server.specs import PROTOCOLS, BadBotSpec, bot_spec, check_name
@@ -312,35 +312,30 @@ async def enter_submissions(
     builds = builds or log_dir.parent / "builds"
     gate = asyncio.Semaphore(concurrency)
     entered = Entered(left_out=rejections)
-    found = await find_sandbox(sandbox) if any(m.build for m in manifests) else None
-    cgroups = RunCgroups.create() if any(m.build for m in manifests) else None
-    builder = Builder(
-        found if isinstance(found, Sandbox) else None,
-        cgroups if isinstance(cgroups, RunCgroups) else None,
-        tuple(allocate_uids(len(manifests), BUILD_FIRST_UID)),
-    )
+    async with isolate(sandbox, needed=any(m.build for m in manifests)) as isolation:
+        builder = Builder(
+            isolation.sandbox,
+            isolation.cgroups,
+            tuple(allocate_uids(len(manifests), BUILD_FIRST_UID)),
+        )
 
-    async def enter(index: int, manifest: Manifest) -> None:
-        try:
-            copy, fingerprint, unbuilt = copy_of(manifest, builds)
-            if unbuilt:
-                async with gate:
-                    log = log_dir / f"{manifest.name}.log"
-                    await build(copy, log, timeout, builder, index)
-                (copy.folder / BUILT).write_text("built\n")
-            entered.bots.append(bot_of(copy))
-            entered.fingerprints[manifest.name] = fingerprint
-        except BadSubmission as error:
-            rejection = Rejection(manifest.folder.name, str(error))
-            entered.left_out.append(rejection)
-            if report is not None:
-                report(rejection)
+        async def enter(index: int, manifest: Manifest) -> None:
+            try:
+                copy, fingerprint, unbuilt = copy_of(manifest, builds)
+                if unbuilt:
+                    async with gate:
+                        log = log_dir / f"{manifest.name}.log"
+                        await build(copy, log, timeout, builder, index)
+                    (copy.folder / BUILT).write_text("built\n")
+                entered.bots.append(bot_of(copy))
+                entered.fingerprints[manifest.name] = fingerprint
+            except BadSubmission as error:
+                rejection = Rejection(manifest.folder.name, str(error))
+                entered.left_out.append(rejection)
+                if report is not None:
+                    report(rejection)
 
-    try:
         await asyncio.gather(*(enter(i, manifest) for i, manifest in enumerate(manifests)))
-    finally:
-        if builder.cgroups is not None:
-            await builder.cgroups.close()
     entered.bots.sort(key=lambda spec: spec.name)
     entered.left_out.sort(key=lambda rejection: rejection.folder)
     return entered

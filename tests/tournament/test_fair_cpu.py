@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.cgroups import CgroupError, RunCgroups
 from arena.server.specs import parse_bot
 from arena.tournament import GameSpec, ResultStore, game_id
 from arena.tournament.config import TournamentConfig
@@ -55,10 +55,13 @@ NEIGHBOURS = ("quiet", "hog")
 
 def fair_machine() -> None:
     """Skip where bots cannot be pinned and frozen (fair mode then does not exist)."""
-    made = RunCgroups.create()
-    if isinstance(made, str) or not (made.pinned and made.freezable):
-        pytest.skip(f"this machine cannot pin and freeze bots: {made}")
+    try:
+        made = RunCgroups.create()
+    except CgroupError as why:
+        pytest.skip(f"this machine has no cgroups for bots: {why}")
     asyncio.run(made.close())
+    if not (made.pinned and made.freezable):
+        pytest.skip(f"this machine cannot pin and freeze bots: {made}")
 
 
 def both_tables(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:

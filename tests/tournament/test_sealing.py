@@ -25,7 +25,7 @@ WHY = "bubblewrap (bwrap) is not installed: install Debian's bubblewrap"
 @pytest.fixture
 def no_sandbox_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """This process's probe answers as on a machine without bubblewrap."""
-    monkeypatch.setitem(sandbox._probed, "answer", WHY)
+    monkeypatch.setitem(sandbox._probed, "answer", sandbox.NoSandbox(WHY))
     yield
 
 

@@ -7,7 +7,7 @@ cgroup the arena itself runs in, so the organizer's own limits still hold over t
 child per bot process in it. It only ever touches cgroups it created: the parent and its
 children are removed at the end, even on errors, after everything in them has been killed. A
 parent left by an arena that was itself killed (its pid no longer runs) is removed by the next
-run.
+run, its bots killed first, thawed so that a frozen one takes the SIGKILL (`_remove_stale`).
 
 Both kinds of machine are supported:
 
@@ -21,8 +21,9 @@ Both kinds of machine are supported:
   `cpu` and `freezer`, each under its own mount; a bot is stopped by freezing its cgroup, so that
   nothing in it can fork meanwhile, sending SIGKILL to every member, and thawing it.
 
-Where no hierarchy is writable (not root, a read-only /sys), `create` returns None with the
-reason, and bots are limited by their rlimits alone and stopped by process group.
+Where no hierarchy is writable (not root, a read-only /sys), `create` raises CgroupError with
+the reason (`isolate` records it), and bots are limited by their rlimits alone and stopped by
+process group.
 
 For fair CPU (`fairness`) a bot's cgroup can also be pinned to cores (`pin`: v1's
 `cpuset` hierarchy, v2's `cpuset.cpus`), frozen while it is not deciding and thawed for a
@@ -38,7 +39,8 @@ import contextlib
 import os
 import secrets
 import signal
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,15 +127,14 @@ class BotCgroup:
         if kill_file is not None:
             _write(kill_file, "1")
         else:
-            frozen = await self._freeze(True)
+            frozen = await self.freeze(_PATIENCE)
             for _ in range(1 if frozen else 100):
                 self.signal(signal.SIGKILL)
-                if not frozen and not self.members():
+                with contextlib.suppress(OSError):  # delivers the kills: frozen, none is taken
+                    self.thaw()
+                if frozen or not self.members():
                     break
-                if not frozen:
-                    await asyncio.sleep(_SETTLE)
-            if frozen:
-                await self._freeze(False)
+                await asyncio.sleep(_SETTLE)
         for _ in range(int(_PATIENCE / _SETTLE)):
             if not self.members():
                 return
@@ -171,14 +172,7 @@ class BotCgroup:
 
     def thaw(self) -> bool:
         """Let the cgroup run again (at once: thawing does not wait); False without a freezer."""
-        v2, v1 = self._cached("cgroup.freeze"), self._cached("freezer.state")
-        if v2 is not None:
-            _write(v2, "0")
-        elif v1 is not None:
-            _write(v1, "THAWED")
-        else:
-            return False
-        return True
+        return self._set_frozen(False) is not None
 
     async def freeze(self, patience: float = FREEZE_PATIENCE) -> bool:
         """Stop everything in the cgroup, and wait until it is stopped (each member freezes
@@ -187,22 +181,8 @@ class BotCgroup:
 
         The first looks come at once, yielding to the event loop between them: an idle bot is
         frozen by the time the write returns."""
-        v2, v1 = self._cached("cgroup.freeze"), self._cached("freezer.state")
-        if v2 is not None:
-            _write(v2, "1")
-            events = v2.with_name("cgroup.events")
-
-            def frozen() -> bool:
-                return "frozen 1" in _read(events).splitlines()
-
-        elif v1 is not None:
-            _write(v1, "FROZEN")
-            state = v1
-
-            def frozen() -> bool:
-                return _read(state).strip() == "FROZEN"
-
-        else:
+        frozen = self._set_frozen(True)
+        if frozen is None:
             return False
         loop = asyncio.get_running_loop()
         give_up = loop.time() + patience
@@ -215,6 +195,20 @@ class BotCgroup:
                 return False
             await asyncio.sleep(pause)
             pause = min(_SETTLE, pause * 2 or 0.0002)
+
+    def _set_frozen(self, frozen: bool) -> Callable[[], bool] | None:
+        """The one freeze primitive, for fair CPU, for `kill` and for a dead run's clean-up:
+        write the freezer's state (v2 `cgroup.freeze`, v1 `freezer.state`), and return a look
+        that says whether the whole cgroup is frozen now; None without a freezer."""
+        v2, v1 = self._cached("cgroup.freeze"), self._cached("freezer.state")
+        if v2 is not None:
+            _write(v2, "1" if frozen else "0")
+            events = v2.with_name("cgroup.events")
+            return lambda: "frozen 1" in _read(events).splitlines()
+        if v1 is not None:
+            _write(v1, "FROZEN" if frozen else "THAWED")
+            return lambda: _read(v1).strip() == "FROZEN"
+        return None
 
     def cpu_time(self) -> float | None:
         """Seconds of CPU everything in the cgroup has used since it was made (its members'
@@ -232,33 +226,6 @@ class BotCgroup:
         except (OSError, ValueError):
             return None
         return None
-
-    async def _freeze(self, freeze: bool) -> bool:
-        """Freeze or thaw the cgroup; True once it is in that state, False without a freezer."""
-        v2 = self._file("cgroup.freeze")
-        v1 = self._file("freezer.state")
-        if v2 is not None:
-            _write(v2, "1" if freeze else "0")
-            events, wanted = v2.with_name("cgroup.events"), f"frozen {int(freeze)}"
-
-            def check() -> bool:
-                return wanted in events.read_text().splitlines()
-
-        elif v1 is not None:
-            _write(v1, "FROZEN" if freeze else "THAWED")
-            state, where = ("FROZEN" if freeze else "THAWED"), v1
-
-            def check() -> bool:
-                return where.read_text().strip() == state
-
-        else:
-            return False
-        for _ in range(int(_PATIENCE / _SETTLE)):
-            with contextlib.suppress(OSError):
-                if check():
-                    return True
-            await asyncio.sleep(_SETTLE)
-        return not freeze  # a thaw that does not show still lets the kills through
 
 
 @dataclass
@@ -281,14 +248,17 @@ class RunCgroups:
     _count: int = 0
 
     @classmethod
-    def create(cls, root: Path = ROOT) -> RunCgroups | str:
-        """A new run parent in the machine's hierarchies, or why there can be none."""
+    def create(cls, root: Path = ROOT) -> RunCgroups:
+        """A new run parent in the machine's hierarchies; CgroupError saying why there can be
+        none (see `arena.server.isolation.isolate`, which records it)."""
         try:
             if (root / "cgroup.controllers").exists():
                 return cls._create_v2(root)
             return cls._create_v1(root)
         except OSError as error:
-            return f"cannot create cgroups under {root} ({error.strerror or error})"
+            raise CgroupError(
+                f"cannot create cgroups under {root} ({error.strerror or error})"
+            ) from error
 
     @classmethod
     def create_v2(cls, mount: Path) -> RunCgroups:
@@ -319,7 +289,7 @@ class RunCgroups:
 
     @classmethod
     def _create_v2_under(cls, mount: Path, base: Path) -> RunCgroups:
-        _remove_stale(base)
+        _remove_stale([base], 2)
         parent = base / _name()
         parent.mkdir()
         try:
@@ -354,14 +324,15 @@ class RunCgroups:
         name = _name()
         parents: list[Path] = []
         used: set[Path] = set()
-        try:
-            for controller in (*V1_CONTROLLERS, *V1_FAIR):
-                mount = mounts.get(controller)
-                if mount is None or mount in used:
-                    continue  # absent, or co-mounted with one already joined
+        bases: list[Path] = []
+        for controller in (*V1_CONTROLLERS, *V1_FAIR):
+            mount = mounts.get(controller)
+            if mount is not None and mount not in used:  # else absent, or co-mounted
                 used.add(mount)
-                base = mount / _relative(own.get(controller, "/"))
-                _remove_stale(base)
+                bases.append(mount / _relative(own.get(controller, "/")))
+        _remove_stale(bases, 1)  # in every hierarchy at once: the freezer's thaw frees them all
+        try:
+            for base in bases:
                 parent = base / name
                 parent.mkdir()
                 parents.append(parent)
@@ -414,14 +385,7 @@ class RunCgroups:
                 cgroup.remove()
         self._children.clear()
         for _ in range(int(_PATIENCE / _SETTLE)):  # a cgroup stays busy until its last exit
-            for parent in self.parents:
-                for child in _subdirectories(parent):
-                    BotCgroup((child,), self.version).signal(signal.SIGKILL)
-                    with contextlib.suppress(OSError):
-                        child.rmdir()
-                with contextlib.suppress(OSError):
-                    parent.rmdir()
-            if not any(parent.exists() for parent in self.parents):
+            if _sweep(self.parents, self.version):
                 return
             await asyncio.sleep(_SETTLE)
         # Still busy after all that (a process stuck in the kernel): the next run removes it.
@@ -556,20 +520,43 @@ def _subdirectories(path: Path) -> Iterator[Path]:
         yield from (entry for entry in path.iterdir() if entry.is_dir())
 
 
-def _remove_stale(base: Path) -> None:
-    """Remove the run parents (and their children) of arenas that no longer run: one that was
-    itself killed could not clean up. A parent whose arena still runs is left alone."""
-    for parent in _subdirectories(base):
-        name = parent.name
-        if not name.startswith(PREFIX):
-            continue
-        pid = name[len(PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
-            continue
+def _remove_stale(bases: Iterable[Path], version: int) -> None:
+    """Kill the bots of arenas that no longer run, and remove their run parents: an arena that
+    was itself killed (SIGKILL, a dead cluster worker) could not clean up, and its bots may sit
+    frozen, waiting for a thaw that would never come. A parent whose arena still runs is left
+    alone. `bases` are where run parents lie, one per hierarchy (v1: each controller's)."""
+    stale = [
+        parent
+        for base in bases
+        for parent in _subdirectories(base)
+        if parent.name.startswith(PREFIX) and not _runs(parent.name)
+    ]
+    for _ in range(int(_PATIENCE / _SETTLE) if stale else 0):
+        if _sweep(stale, version):
+            return
+        time.sleep(_SETTLE)
+
+
+def _runs(name: str) -> bool:
+    """Whether the arena that made the run parent `name` (`arena-<pid>-<random>`) still runs."""
+    pid = name[len(PREFIX) :].split("-", 1)[0]
+    return not pid.isdigit() or Path(f"/proc/{pid}").exists()
+
+
+def _sweep(parents: Sequence[Path], version: int) -> bool:
+    """One pass over run parents: SIGKILL everything in their bots' cgroups and thaw them (a
+    frozen process takes no signal, not even SIGKILL, until thawed), then remove every empty
+    cgroup, the parents last; True once none is left. A v1 bot's cgroup is one directory per
+    hierarchy, and only the freezer's thaws it: the others empty once that is done, by the
+    next pass."""
+    for parent in parents:
         for child in _subdirectories(parent):
-            stale = BotCgroup((child,), 2 if (child / "cgroup.kill").exists() else 1)
-            stale.signal(signal.SIGKILL)
+            cgroup = BotCgroup((child,), version)
+            cgroup.signal(signal.SIGKILL)
             with contextlib.suppress(OSError):
+                cgroup.thaw()
+            with contextlib.suppress(OSError):  # busy until its last member has exited
                 child.rmdir()
         with contextlib.suppress(OSError):
             parent.rmdir()
+    return not any(parent.exists() for parent in parents)

@@ -106,12 +106,15 @@ class CpuPlan:
         }
 
 
-def choose_plan(mode: CpuMode, cgroups: RunCgroups | str, sealed: bool) -> CpuPlan:
+def choose_plan(
+    mode: CpuMode, cgroups: RunCgroups | None, sealed: bool, why_none: str = ""
+) -> CpuPlan:
     """The plan for a session: fair where `mode` allows and the machine can pin and freeze the
-    bots' cgroups, shared otherwise. Raises FairnessError for `fair` where it cannot be."""
+    bots' cgroups, shared otherwise (`why_none`: why there are no `cgroups`). Raises
+    FairnessError for `fair` where it cannot be."""
     if mode is CpuMode.SHARED:
         return CpuPlan(mode, False)
-    missing = _missing(cgroups)
+    missing = f"no cgroups: {why_none}" if cgroups is None else _missing(cgroups)
     if missing:
         if mode is CpuMode.FAIR:
             raise FairnessError(
@@ -119,7 +122,7 @@ def choose_plan(mode: CpuMode, cgroups: RunCgroups | str, sealed: bool) -> CpuPl
                 "(cpuset and freezer), or use --cpu shared"
             )
         return CpuPlan(mode, False, note=f"fair CPU is unavailable ({missing})")
-    assert not isinstance(cgroups, str)
+    assert cgroups is not None
     note = ""
     if not sealed:
         note = (
@@ -129,10 +132,8 @@ def choose_plan(mode: CpuMode, cgroups: RunCgroups | str, sealed: bool) -> CpuPl
     return CpuPlan(mode, True, cgroups.cores(), note)
 
 
-def _missing(cgroups: RunCgroups | str) -> str:
+def _missing(cgroups: RunCgroups) -> str:
     """What fair mode lacks here; empty when it has it all."""
-    if isinstance(cgroups, str):
-        return f"no cgroups: {cgroups}"
     lacking = [
         what
         for what, present in (("cpuset", cgroups.pinned), ("freezer", cgroups.freezable))

@@ -18,8 +18,9 @@ arena: its environment holds only its address and token. As root, bubblewrap run
 namespace and `setpriv` then drops to the bot's uid, so that the bot is a real unprivileged user
 on the machine; otherwise bubblewrap maps the organizer's uid to the bot's in a user namespace.
 
-Where bubblewrap is missing or cannot build a sandbox (`probe` fails), `find_sandbox` says why,
-and the caller decides: `--sandbox auto` runs the bots unsealed and says so, `on` refuses.
+Where bubblewrap is missing or cannot build a sandbox (`probe` fails), `find_sandbox` says why
+(`NoSandbox`), and `isolate` decides: `--sandbox auto` runs the bots unsealed and says so, `on`
+refuses.
 """
 
 from __future__ import annotations
@@ -236,36 +237,43 @@ def system_view() -> tuple[tuple[Path, ...], tuple[tuple[str, Path], ...]]:
     return tuple(dict.fromkeys(readable)), tuple(links)
 
 
-_probed: dict[str, Sandbox | str] = {}
+class NoSandbox(Exception):
+    """This machine cannot seal bots, and why (no bubblewrap, or one that cannot start a
+    sealed interpreter here): `isolate` records it, or refuses for `--sandbox on`."""
+
+
+_probed: dict[str, Sandbox | NoSandbox] = {}
 """`find_sandbox`'s answer, once per run (per process): probing costs a sandbox start."""
 
 
-async def find_sandbox(mode: SandboxMode) -> Sandbox | str:
-    """A sandbox that works on this machine, or why there is none (`off`, or no bubblewrap, or
-    one that cannot start a sealed interpreter here). Raises SandboxError for `on` without one.
+async def find_sandbox() -> Sandbox:
+    """A sandbox that works on this machine; NoSandbox saying why there is none.
 
     The probe starts the arena's own interpreter sealed and imports the SDK, as a bot would: it
     runs once per process, and its answer is kept.
     """
-    if mode is SandboxMode.OFF:
-        return "--sandbox off"
     if "answer" not in _probed:
-        _probed["answer"] = await _probe()
+        try:
+            _probed["answer"] = await _probe()
+        except NoSandbox as why:
+            _probed["answer"] = why
     answer = _probed["answer"]
-    if isinstance(answer, str) and mode is SandboxMode.ON:
-        raise SandboxError(f"--sandbox on, but {answer}")
+    if isinstance(answer, NoSandbox):
+        raise answer
     return answer
 
 
-async def _probe() -> Sandbox | str:
+async def _probe() -> Sandbox:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        return "bubblewrap (bwrap) is not installed: install Debian's bubblewrap (`make test` does)"
+        raise NoSandbox(
+            "bubblewrap (bwrap) is not installed: install Debian's bubblewrap (`make test` does)"
+        )
     setpriv = None
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
-            return "setpriv (util-linux) is not installed, and the arena runs as root"
+            raise NoSandbox("setpriv (util-linux) is not installed, and the arena runs as root")
     system, links = system_view()
     sandbox = Sandbox(bwrap, setpriv, system, links)
     check = "import os, arena.sdk; print(os.getuid())"
@@ -279,17 +287,17 @@ async def _probe() -> Sandbox | str:
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         )
     except OSError as error:
-        return f"bwrap cannot be run: {error.strerror}"
+        raise NoSandbox(f"bwrap cannot be run: {error.strerror}") from error
     try:
         output, _ = await asyncio.wait_for(process.communicate(), PROBE_TIMEOUT)
-    except TimeoutError:
+    except TimeoutError as error:
         process.kill()
         await process.wait()
-        return f"a sandbox did not start within {PROBE_TIMEOUT:g} s"
+        raise NoSandbox(f"a sandbox did not start within {PROBE_TIMEOUT:g} s") from error
     lines = output.decode(errors="replace").strip().splitlines()
     if process.returncode != 0 or lines[-1:] != [str(FIRST_UID)]:
         why = lines[-1] if lines else f"status {process.returncode}"
-        return f"bwrap cannot seal a bot on this machine ({why})"
+        raise NoSandbox(f"bwrap cannot seal a bot on this machine ({why})")
     return sandbox
 
 

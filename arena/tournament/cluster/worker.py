@@ -21,9 +21,9 @@ from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.players import Conduct
-from arena.server.isolation.cgroups import RunCgroups
 from arena.server.isolation.fairness import CpuMode
-from arena.server.isolation.sandbox import Sandbox, SandboxError, allocate_uids, find_sandbox
+from arena.server.isolation.isolate import isolate
+from arena.server.isolation.sandbox import SandboxError, allocate_uids
 from arena.server.lobby import BotSpec
 from arena.server.session import Session, open_session
 from arena.tournament.cluster.shipping import Bundle, Shelf, ShippedBot, ShippingError
@@ -154,31 +154,29 @@ async def _make_ready(
     logs.mkdir(parents=True, exist_ok=True)
     gate = asyncio.Semaphore(os.cpu_count() or 1)
     builds = any(bot.kind == "submission" for bot in bundle.bots)
-    try:  # builds sealed as a local run's are (submissions.enter_submissions)
-        found = await find_sandbox(bundle.options.sandbox) if builds else None
-    except SandboxError as error:  # --sandbox on, and this worker cannot seal
-        failed = {bot.name: (f"cannot build sealed here: {error}", b"") for bot in bundle.bots}
-        return [], failed
-    cgroups = RunCgroups.create() if builds else None
-    builder = Builder(
-        found if isinstance(found, Sandbox) else None,
-        cgroups if isinstance(cgroups, RunCgroups) else None,
-        tuple(allocate_uids(len(bundle.bots), BUILD_FIRST_UID)),
-    )
+    async with AsyncExitStack() as stack:
+        try:  # builds sealed as a local run's are (submissions.enter_submissions)
+            isolation = await stack.enter_async_context(
+                isolate(bundle.options.sandbox, needed=builds)
+            )
+        except SandboxError as error:  # --sandbox on, and this worker cannot seal
+            failed = {bot.name: (f"cannot build sealed here: {error}", b"") for bot in bundle.bots}
+            return [], failed
+        builder = Builder(
+            isolation.sandbox,
+            isolation.cgroups,
+            tuple(allocate_uids(len(bundle.bots), BUILD_FIRST_UID)),
+        )
 
-    async def one(index: int, bot: ShippedBot) -> BotSpec | tuple[str, bytes]:
-        log = logs / f"{bot.name}.log"
-        async with gate:
-            try:
-                return await shelf.ready(bot, bundle, log, builder, index)
-            except (BadSubmission, ShippingError, OSError) as error:
-                return str(error), _tail(log, 8 << 10)
+        async def one(index: int, bot: ShippedBot) -> BotSpec | tuple[str, bytes]:
+            log = logs / f"{bot.name}.log"
+            async with gate:
+                try:
+                    return await shelf.ready(bot, bundle, log, builder, index)
+                except (BadSubmission, ShippingError, OSError) as error:
+                    return str(error), _tail(log, 8 << 10)
 
-    try:
         made = await asyncio.gather(*(one(i, bot) for i, bot in enumerate(bundle.bots)))
-    finally:
-        if isinstance(cgroups, RunCgroups):
-            await cgroups.close()
     specs = [spec for spec in made if isinstance(spec, BotSpec)]
     errors = {
         bot.name: result

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.isolation.cgroups import PREFIX, BotCgroup, CgroupLimits, RunCgroups
+from arena.server.isolation.cgroups import (
+    PREFIX,
+    BotCgroup,
+    CgroupError,
+    CgroupLimits,
+    RunCgroups,
+)
 from arena.server.isolation.process import Limits
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
@@ -32,10 +38,10 @@ time.sleep(600)
 
 
 def machine() -> RunCgroups:
-    made = RunCgroups.create()
-    if isinstance(made, str):
-        pytest.skip(f"no writable cgroups here: {made}")
-    return made
+    try:
+        return RunCgroups.create()
+    except CgroupError as why:
+        pytest.skip(f"no writable cgroups here: {why}")
 
 
 def unified() -> RunCgroups:
