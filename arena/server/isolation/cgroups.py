@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.server.isolation.procfs import process
+
 ROOT = Path("/sys/fs/cgroup")
 """Where the hierarchies are mounted on every Linux distribution of the last decade."""
 V1_CONTROLLERS = ("memory", "pids", "cpu", "freezer")
@@ -540,7 +542,10 @@ def _remove_stale(bases: Iterable[Path], version: int) -> None:
 def _runs(name: str) -> bool:
     """Whether the arena that made the run parent `name` (`arena-<pid>-<random>`) still runs."""
     pid = name[len(PREFIX) :].split("-", 1)[0]
-    return not pid.isdigit() or Path(f"/proc/{pid}").exists()
+    if not pid.isdigit():
+        return True  # not a name of ours: leave it alone
+    found = process(int(pid))
+    return found is not None and found.alive  # a zombie runs no more, reaped or not
 
 
 def _sweep(parents: Sequence[Path], version: int) -> bool:

@@ -4,15 +4,29 @@ them, frozen ones included. Used by the tests that SIGKILL an arena and start an
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.server.isolation.cgroups import PREFIX
+import pytest
 
+from arena.server.isolation.cgroups import PREFIX
+from arena.server.isolation.fairness import CpuMode
+from arena.server.isolation.isolate import isolate
+from arena.server.isolation.procfs import process
+from arena.server.isolation.sandbox import SandboxMode
+
+ARENA = Path(sys.executable).with_name("arena")
+"""The `arena` command of the arena's environment."""
+BOTS = Path(__file__).parents[3] / "sample_bots" / "python"
+PATIENCE = 180.0
+"""Seconds a loaded machine may take to get a game under way (a bound, not a measurement)."""
 _DEPTH = 6
 """How deep under a mount run parents are looked for (under the arena's own cgroup)."""
 
@@ -25,10 +39,6 @@ class Leftovers:
     pids: frozenset[int]
     frozen: tuple[Path, ...]
     """Bot cgroups whose freezer says they are frozen (v1 `FROZEN`, v2 `frozen 1`)."""
-
-    def states(self) -> dict[int, str]:
-        """Each live pid's state letter (a frozen process shows D on v1)."""
-        return {pid: state for pid in self.pids if (state := process_state(pid)) not in ("", "Z")}
 
 
 def mounts() -> list[Path]:
@@ -89,15 +99,6 @@ def _is_frozen(cgroup: Path) -> bool:
     return False
 
 
-def process_state(pid: int) -> str:
-    """The state letter of `pid` in /proc (R, S, D, Z, ...); empty when it does not exist."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat.rpartition(")")[2].split()[0]
-
-
 def clear(pid: int) -> None:
     """Whatever happened in a test, leave nothing of the arena of `pid`: kill and thaw every
     member of its bots' cgroups, then remove them (the clean-up under test, done by hand)."""
@@ -118,3 +119,46 @@ def clear(pid: int) -> None:
             with contextlib.suppress(OSError):
                 parent.rmdir()
         time.sleep(0.01)
+
+
+def running(pids: frozenset[int]) -> dict[int, str]:
+    """The pids that still run, with their state letter (a frozen process shows D on v1); a
+    zombie waiting for its reaper runs no more."""
+    found = [process(pid) for pid in pids]
+    return {info.pid: info.state for info in found if info is not None and info.alive}
+
+
+def fair_and_sealed() -> None:
+    """Skip where the machine cannot seal, pin and freeze bots (then nothing is ever frozen)."""
+
+    async def what_is_on() -> tuple[str, ...]:
+        async with isolate(SandboxMode.AUTO, CpuMode.AUTO) as isolation:
+            return isolation.on
+
+    on = asyncio.run(what_is_on())
+    if "sandbox" not in on or "fair CPU" not in on:
+        pytest.skip(f"this machine cannot seal and freeze bots (only {', '.join(on)})")
+
+
+def sealed_fair_run(output: Path, games: int, *extra: str) -> list[str]:
+    """`arena run` of three sealed sample bots in fair mode, and `extra` options."""
+    bots = [f"{name}={BOTS / f'{name}_bot.py'}" for name in ("heuristic", "random", "lowest")]
+    command = [str(ARENA), "run", "--players", "3", "--games", str(games), "--quiet"]
+    command += ["--cpu", "fair", "--sandbox", "on", "--startup-timeout", "60"]
+    command += ["--deadline", "5", "--output", str(output)]
+    for bot in bots:
+        command += ["--bot", bot]
+    return [*command, *extra]
+
+
+def frozen_mid_game(pid: int, status: Callable[[], int | None], log: Path) -> Leftovers:
+    """Wait until the games of the arena of `pid` are under way and some bot of it is frozen;
+    `status` says whether that arena still runs (None) and `log` what it said."""
+    give_up = time.monotonic() + PATIENCE
+    while True:
+        found = leftovers(pid)
+        if found.frozen and found.pids:
+            return found
+        assert status() is None, log.read_text()
+        assert time.monotonic() < give_up, "no bot of the arena was frozen: " + log.read_text()
+        time.sleep(0.05)
