@@ -27,7 +27,7 @@ from arena.players import Referee
 from arena.protocol import pb
 from arena.server.botlog import BotLog, Where
 from arena.server.connection import Connection
-from arena.server.isolation.cgroups import RunCgroups
+from arena.server.isolation.cgroups import BotCgroup, RunCgroups
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.process import BotProcess, Limits, bot_environment, write_note
 from arena.server.isolation.sandbox import (
@@ -107,6 +107,11 @@ class Instance:
     def alive(self) -> bool:
         """Connected and, for a launched bot, still running."""
         return self.connection is not None and not self.connection.closed.is_set()
+
+    @property
+    def cgroup(self) -> BotCgroup | None:
+        """The cgroup of its process, where it has one (the game's `Pacer` holds it)."""
+        return self.process.cgroup if self.process is not None else None
 
 
 @dataclass(eq=False)

@@ -15,7 +15,6 @@ from arena.rules import Decision, RoundRecord, Settings, TurnRecord, View
 from arena.server.botlog import Where
 from arena.server.clock import TIMED_OUT, Clock, Spent, TimeControl
 from arena.server.connection import Connection
-from arena.server.isolation.cgroups import BotCgroup
 from arena.server.isolation.fairness import Pacer, Used
 from arena.server.lobby import Bot, BotOptions, Instance
 
@@ -77,12 +76,6 @@ class RemotePlayer(Player):
             return PlayerFault(FaultKind.CRASHED, f"{self.bot.name}: {connection.close_reason}")
         return None
 
-    def cgroup(self) -> BotCgroup | None:
-        """The cgroup of its process, where it has one."""
-        instance = self._instance
-        process = instance.process if instance is not None else None
-        return process.cgroup if process is not None else None
-
     def timed(self) -> DecisionTime | None:
         return self._timed
 
@@ -98,7 +91,7 @@ class RemotePlayer(Player):
             self.bot.lines.at(self._instance, self._where(decision, view.round, view.turn))
         outcome: tuple[int, float] | PlayerFault
         ended = connection.closed.is_set
-        async with game.pacer.decision(self.cgroup(), ended) as used:
+        async with game.pacer.decision(view.seat, ended) as used:
             try:
                 request_id = connection.request(
                     game.game_id, decision, view, allowance.deadline, allowance.bank

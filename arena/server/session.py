@@ -91,8 +91,8 @@ class Session:
                 RemotePlayer(bot, instance, game)
                 for bot, instance in zip(bots, instances, strict=True)
             ]
-            pacer.known(player.cgroup() for player in players)
-            await pacer.seat(p.cgroup() for p in players if p.absence() is None)
+            cgroups = [instance.cgroup if instance is not None else None for instance in instances]
+            await pacer.seat(cgroups, [player.absence() is None for player in players])
             referees = [bot.referee for bot in bots]
             return await play_game(
                 settings,

@@ -97,6 +97,8 @@ class BotCgroup:
     code of the bot's (`arena.server.isolation.rlimit` does it)."""
     version: int
     removed: bool = False
+    pinned_to: str | None = None
+    """The cores `pin` last pinned it to; None before."""
     _found: dict[str, Path | None] = field(default_factory=dict, repr=False, compare=False)
     """The file of each name looked up by `_cached` (one lookup, then every decision)."""
 
@@ -165,11 +167,14 @@ class BotCgroup:
 
     def pin(self, cpus: str) -> bool:
         """Let everything in the cgroup run on `cpus` only (a cpuset list: "1", "0-3"), from
-        now on and whatever it starts later; False where the cgroup has no cpuset."""
+        now on and whatever it starts later; False where the cgroup has no cpuset. Pinning
+        it where it is pinned already writes nothing."""
         path = self._cached("cpuset.cpus")
         if path is None:
             return False
-        _write(path, cpus)
+        if self.pinned_to != cpus:
+            _write(path, cpus)
+            self.pinned_to = cpus
         return True
 
     def thaw(self) -> bool:

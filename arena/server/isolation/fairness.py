@@ -36,9 +36,9 @@ import fcntl
 import os
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -217,31 +217,37 @@ class Used:
 @dataclass
 class Pacer:
     """How one game's bots get the CPU: in fair mode, pinned to the game's core and frozen but
-    for their own decisions; in shared mode, left alone (but still metered)."""
+    for their own decisions; in shared mode, left alone (but still metered).
+
+    The data goes one way: the game's core goes down to the launch of its bots (`cpus`, so a
+    new process runs its first instruction there), the seats' cgroups are handed to the pacer
+    once (`seat`), and a decision names its seat, never a cgroup."""
 
     fair: bool
     core: int | None = None
     """The game's core (fair mode)."""
     slow_freezes: int = 0
     """Freezes that did not complete within `cgroups.FREEZE_PATIENCE` (a bot still running)."""
-    _cgroups: list[BotCgroup] = field(default_factory=list)
-
-    def known(self, cgroups: Iterable[BotCgroup | None]) -> None:
-        """The game's bots, whose CPU is watched while each of the others decides (`seat`
-        freezes them too, in fair mode)."""
-        self._cgroups = [cgroup for cgroup in cgroups if cgroup is not None]
+    _seats: tuple[BotCgroup | None, ...] = ()
+    """Each seat's cgroup, by seat; None for a seat without one (the fallback, no cgroups)."""
 
     @property
     def cpus(self) -> str | None:
         """The cpuset list new bot processes of this game are pinned to; None for any core."""
         return str(self.core) if self.fair and self.core is not None else None
 
-    async def seat(self, cgroups: Iterable[BotCgroup | None]) -> None:
-        """The game's bots are seated: pin each to the game's core and freeze it until its
-        first decision (fair mode)."""
+    async def seat(
+        self, cgroups: Sequence[BotCgroup | None], playing: Sequence[bool] | None = None
+    ) -> None:
+        """The game's bots are seated: `cgroups` by seat, whose CPU is watched while each of
+        the others decides. In fair mode those `playing` (default: all) are pinned to the
+        game's core (a no-op for a process that started there) and frozen until their first
+        decision."""
+        self._seats = tuple(cgroups)
         if not self.fair:
             return
-        chosen = [cgroup for cgroup in cgroups if cgroup is not None]
+        flags = playing if playing is not None else [True] * len(self._seats)
+        chosen = [c for c, plays in zip(self._seats, flags, strict=True) if c is not None and plays]
         cpus = self.cpus
         for cgroup in chosen:
             with contextlib.suppress(OSError):
@@ -251,12 +257,13 @@ class Pacer:
 
     @asynccontextmanager
     async def decision(
-        self, cgroup: BotCgroup | None, ended: Callable[[], bool] = lambda: False
+        self, seat: int, ended: Callable[[], bool] = lambda: False
     ) -> AsyncIterator[Used]:
-        """Around one decision of the bot in `cgroup`: thaw it first and freeze it after (fair
+        """Around one decision of the bot at `seat`: thaw it first and freeze it after (fair
         mode), and measure the CPU it used meanwhile, and the CPU its table's other bots used
         (none, in fair mode). A bot whose stream has `ended` meanwhile is left thawed, to exit."""
         used = Used()
+        cgroup = self._seats[seat] if 0 <= seat < len(self._seats) else None
         if cgroup is None:
             yield used
             return
@@ -264,7 +271,7 @@ class Pacer:
         if self.fair:
             with contextlib.suppress(OSError):
                 cgroup.thaw()
-        others = [other for other in self._cgroups if other is not cgroup]
+        others = [c for at, c in enumerate(self._seats) if at != seat and c is not None]
         before = cgroup.cpu_time()
         around = [other.cpu_time() for other in others]
         try:
