@@ -31,6 +31,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.store import DATABASE, REPLAYS, STANDINGS_JSON
 from arena.tournament.submissions import Rejection
+from tests.server.isolation.leftovers import clear
 
 pytestmark = pytest.mark.integration
 
@@ -201,6 +202,8 @@ def dask_cluster(
         for group in cluster.children if cluster is not None else ():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)
+        for process in started:  # a killed worker's bots sit frozen: thawed, killed, removed
+            clear(process.pid)
 
 
 @pytest.fixture(scope="module")
