@@ -1,7 +1,8 @@
 """The docs lead nowhere they should not: every link in README.md, docs/*.md and bench/NOTES.md is
 followed, to a file of the repository and, for `#anchor`, to a heading of that page; nothing
-points outside the repository (no `../`, no absolute path, no web address), and every repository
-path the pages name in `code` exists, so a module that moves takes its docs along."""
+points outside the repository (no `../`, no absolute path, no web address), every repository
+path the pages name in `code` exists, so a module that moves takes its docs along, and no
+command they give says `sudo`."""
 
 from __future__ import annotations
 
@@ -84,6 +85,14 @@ def test_no_text_points_outside_the_repository(page: Path) -> None:
     text = page.read_text()
     assert "../" not in text, f"{names(page)}: a path that climbs out of the repository"
     assert not re.search(r"https?://", text), f"{names(page)}: a web address"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=names)
+def test_no_command_says_sudo(page: Path) -> None:
+    """The user may be root, without sudo: the docs say "as root, or with sudo" instead."""
+    text = page.read_text()
+    commands = [*FENCE.findall(text), *SPAN.findall(FENCE.sub("", text))]
+    assert not [c for c in commands if re.search(r"\bsudo\b", c)], names(page)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=names)
