@@ -38,12 +38,14 @@ def test_a_killed_arenas_frozen_bots_are_killed_and_its_cgroups_removed_by_the_n
             start_new_session=True,
         )
     try:
-        frozen_mid_game(arena.pid, arena.poll, log)
+        before = frozen_mid_game(arena.pid, arena.poll, log)
         os.kill(arena.pid, signal.SIGKILL)  # a crash: no clean-up of its own
         arena.wait(60)
         left = leftovers(arena.pid)
-        assert left.frozen and running(left.pids), "the killed arena left nothing to clean up"
-        if any((cgroup / "freezer.state").exists() for cgroup in left.frozen):
+        # Any other arena starting on this machine meanwhile (a test beside this one) cleans up
+        # too, so what is still there is looked at only where it still is.
+        v1 = any((cgroup / "freezer.state").exists() for cgroup in left.frozen)
+        if v1 and running(left.pids):
             assert "D" in running(left.pids).values()  # v1: a frozen process sleeps uninterruptibly
         second = subprocess.run(
             sealed_fair_run(tmp_path / "next", 3, "--max-rounds", "1"),
@@ -54,7 +56,7 @@ def test_a_killed_arenas_frozen_bots_are_killed_and_its_cgroups_removed_by_the_n
         assert second.returncode == 0, second.stdout.decode() + second.stderr.decode()
         after = leftovers(arena.pid)
         assert after.parents == ()
-        assert running(left.pids) == {}
+        assert running(before.pids | left.pids) == {}
     finally:
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)

@@ -119,7 +119,7 @@ def test_a_dead_arenas_frozen_bots_are_killed_then_thawed_and_a_live_ones_left_a
     def kill(pid: int, number: int) -> None:
         sent.append((pid, number, (frozen / "freezer.state").read_text()))
 
-    monkeypatch.setattr(cgroups.os, "kill", kill)
+    monkeypatch.setattr(os, "kill", kill)
     stale = [p for p in tmp_path.iterdir() if not cgroups._runs(p.name)]
     assert stale == [dead]
     assert not cgroups._sweep(stale, 1)  # stand-in folders hold files: never removed here
