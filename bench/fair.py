@@ -36,7 +36,8 @@ from typing import Any
 from arena.rules import Decision
 from arena.server.isolation.cgroups import BotCgroup, RunCgroups
 from arena.server.isolation.fairness import CpuMode
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from arena.tournament import GameOutcome
 from arena.tournament.config import TournamentConfig

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.server.isolation.sandbox import NoSandbox, SandboxMode, find_sandbox
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 
 ROOT = Path(__file__).resolve().parents[1]

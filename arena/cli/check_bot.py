@@ -1,5 +1,6 @@
 """`arena check-bot`: the command that puts a bot through the scripted situations of
-`arena.cli.checks`, with a tournament's limits unless told otherwise."""
+`arena.cli.checks`, held to a tournament's options (as `BotOptions` declares them) unless told
+otherwise, but for the time bank (`TIME_BANK`)."""
 
 from __future__ import annotations
 
@@ -8,73 +9,41 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.group import LazyOptions, main
+from arena.cli.group import main
+from arena.cli.options import bot_options
 from arena.server.errors import BotError
+from arena.server.options import BotOptions
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
-    from arena.cli.checks import Check, CheckOptions
+    from arena.cli.checks import Check
     from arena.server.lobby import BotSpec
 
-
-def _check_options() -> list[click.Parameter]:
-    """`arena check-bot`'s limits, whose defaults are CheckOptions' (a tournament's)."""
-    from arena.cli.checks import CheckOptions
-
-    return [
-        click.Option(
-            ["--deadline"],
-            type=click.FloatRange(min=0.001),
-            default=CheckOptions.deadline,
-            show_default=True,
-            help="Seconds the bot has for each decision.",
-        ),
-        click.Option(
-            ["--first-deadline"],
-            type=click.FloatRange(min=0.001),
-            default=CheckOptions.first_deadline,
-            show_default=True,
-            help="Seconds for the first decision of a game.",
-        ),
-        click.Option(
-            ["--time-bank"],
-            type=click.FloatRange(min=0.0),
-            default=CheckOptions.time_bank,
-            show_default=True,
-            help="Seconds of time bank given over the time-bank check's requests.",
-        ),
-        click.Option(
-            ["--startup-timeout"],
-            type=click.FloatRange(min=0.1),
-            default=CheckOptions.startup_timeout,
-            show_default=True,
-            help="Seconds the bot has to connect and say hello.",
-        ),
-    ]
+TIME_BANK = 1.0
+"""check-bot's time bank, where a tournament's is 0 (none unless asked): its time-bank check
+needs a bank to see the bot keep to, and a bot that enters a tournament with one must."""
 
 
-@main.command("check-bot", cls=LazyOptions, build=_check_options, after="name")
+def check_options(**given: Any) -> BotOptions:
+    """The options check-bot holds a bot to: a tournament's (the declared defaults) but for the
+    time bank, with those `given` by name."""
+    return BotOptions.of({"time_bank": TIME_BANK, **given})
+
+
+@main.command("check-bot")
 @click.argument("command", nargs=-1, required=True, metavar="-- [stdio:]COMMAND...")
 @click.option("--name", default="", help="The bot's name (default: its program's file name).")
+@bot_options("deadline", "first_deadline", "time_bank", "startup_timeout", time_bank=TIME_BANK)
 @click.option(
     "--logs",
     type=click.Path(file_okay=False, path_type=Path),
     help="Keep the bot's log in this folder (default: a temporary one).",
 )
-def check_bot_command(
-    command: tuple[str, ...],
-    name: str,
-    deadline: float,
-    first_deadline: float,
-    time_bank: float,
-    startup_timeout: float,
-    logs: Path | None,
-) -> None:
+def check_bot_command(command: tuple[str, ...], name: str, logs: Path | None, **given: Any) -> None:
     """Put a bot through scripted situations before a contest; exit 0 only if it passes all."""
-    from arena.cli.checks import CheckOptions
     from arena.server.specs import parse_command
 
     try:
@@ -84,12 +53,7 @@ def check_bot_command(
     if spec.argv is None:
         raise click.UsageError("check-bot starts the bot itself: give its command")
     click.echo(f"checking {spec.name}: {shlex.join(command)}")
-    options = CheckOptions(
-        deadline=deadline,
-        first_deadline=max(first_deadline, deadline),
-        startup_timeout=startup_timeout,
-        time_bank=time_bank,
-    )
+    options = check_options(**given)
     results = asyncio.run(_check(spec, logs, options))
     passed = sum(check.passed for check in results)
     click.echo(f"{passed} of {len(results)} checks passed")
@@ -98,7 +62,7 @@ def check_bot_command(
     sys.exit(0 if passed == len(results) else 1)
 
 
-async def _check(spec: BotSpec, logs: Path | None, options: CheckOptions) -> list[Check]:
+async def _check(spec: BotSpec, logs: Path | None, options: BotOptions) -> list[Check]:
     from arena.cli.checks import check_bot, render
 
     with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:

@@ -30,7 +30,8 @@ from arena.rules import (
 )
 from arena.server.clock import Clock, TimeControl
 from arena.server.connection import Connection
-from arena.server.lobby import BotOptions, BotSpec, Instance, Lobby
+from arena.server.lobby import BotSpec, Instance, Lobby
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from arena.spectate.display import told
 
@@ -72,21 +73,8 @@ class Check:
         return self.status is Status.PASS
 
 
-@dataclass(frozen=True)
-class CheckOptions:
-    """The limits the bot is held to; the defaults are a tournament's."""
-
-    deadline: float = BotOptions().deadline
-    """Seconds per decision."""
-    first_deadline: float = BotOptions().first_deadline
-    """Seconds for the first decision of a game, when a bot may still be warming up."""
-    startup_timeout: float = BotOptions().startup_timeout
-    """Seconds the bot has to connect and say hello."""
-    time_bank: float = 1.0
-    """Seconds of time bank the time-bank check gives the bot over its requests (a tournament
-    gives one only with --time-bank)."""
-    exit_timeout: float = 5.0
-    """Seconds the bot has to exit once the arena closed its stream."""
+EXIT_TIMEOUT = 5.0
+"""Seconds the bot has to exit once the arena closed its stream."""
 
 
 class _Failed(Exception):
@@ -167,7 +155,7 @@ class _Scene:
     requests, fault notices, and messages of kinds it cannot know (which every bot must skip).
     """
 
-    def __init__(self, connection: Connection, bot_name: str, options: CheckOptions) -> None:
+    def __init__(self, connection: Connection, bot_name: str, options: BotOptions) -> None:
         self.connection = connection
         self.bot_name = bot_name
         self.options = options
@@ -419,7 +407,7 @@ NAMES = (HELLO, *(name for name, _ in SITUATIONS), EXIT)
 
 
 class _Checker:
-    def __init__(self, lobby: Lobby, spec: BotSpec, options: CheckOptions) -> None:
+    def __init__(self, lobby: Lobby, spec: BotSpec, options: BotOptions) -> None:
         self.lobby = lobby
         self.spec = spec
         self.options = options
@@ -486,7 +474,7 @@ class _Checker:
         instance = self.instance
         if connection is None or instance is None or instance.process is None:
             return Check(EXIT, Status.SKIP, got=f"the bot could not be started: {self.bot.problem}")
-        limit = self.options.exit_timeout
+        limit = EXIT_TIMEOUT
         expected = f"exit with status 0 within {limit:g} s"
         began = time.monotonic()
         connection.close("check-bot closed the stream")
@@ -504,7 +492,7 @@ class _Checker:
 async def check_bot(
     spec: BotSpec,
     log_dir: Path,
-    options: CheckOptions = CheckOptions(),
+    options: BotOptions,
     report: Callable[[Check], None] | None = None,
 ) -> list[Check]:
     """Run every check against the bot `spec` launches, in order; `report` hears each as it ends.
@@ -520,12 +508,7 @@ async def check_bot(
         if report is not None:
             report(check)
 
-    bot_options = BotOptions(
-        deadline=options.deadline,
-        first_deadline=options.first_deadline,
-        startup_timeout=options.startup_timeout,
-        max_faults=0,
-    )
+    bot_options = replace(options, max_faults=0)  # each check is its own: never disqualified
     script = await _Script.make()
     async with open_session([spec], log_dir, bot_options) as session:
         checker = _Checker(session.lobby, spec, options)

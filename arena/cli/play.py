@@ -16,13 +16,15 @@ import click
 
 from arena.cli.exits import EXIT_DIFFERENT, EXIT_OK, one_line
 from arena.cli.group import bot_specs, main
+from arena.cli.options import bot_options
 from arena.players import BUILTIN, Fault, GameResult, LocalPlayer, play_game
 from arena.rules import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, GameRecord, Settings, Variant
+from arena.server.options import BotOptions
 from arena.spectate import SpectateError, open_games
 from arena.spectate.display import fault_line, render_game
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
-    from arena.server.lobby import BotOptions, BotSpec
+    from arena.server.lobby import BotSpec
 
 
 @main.command()
@@ -59,13 +61,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     help="A bot for the next seat (repeatable): a gRPC program, NAME=stdio:COMMAND for a "
     "line-protocol one, or NAME=external for one you start yourself.",
 )
-@click.option(
-    "--deadline",
-    type=click.FloatRange(min=0.001),
-    default=1.0,
-    show_default=True,
-    help="Seconds a bot has for each decision.",
-)
+@bot_options("deadline")
 @click.option(
     "--logs",
     type=click.Path(file_okay=False, path_type=Path),
@@ -136,7 +132,8 @@ def play(
         if len(set(names)) != len(names):
             raise click.UsageError("two bots have the same name: name them with NAME=COMMAND")
         with one_line("give --logs a folder you can write to"):
-            result = asyncio.run(_play_bots(settings, bots, seed, deadline, logs, rotation))
+            options = BotOptions.of({"deadline": deadline})
+            result = asyncio.run(_play_bots(settings, bots, seed, options, logs, rotation))
     else:
         cycle = strategies or ("random", "lowest", "highest")
         chosen = [cycle[seat % len(cycle)] for seat in range(seats)]
@@ -153,18 +150,16 @@ async def _play_bots(
     settings: Settings,
     bots: list[BotSpec],
     seed: int,
-    deadline: float | BotOptions,
+    options: BotOptions,
     logs: Path | None,
     rotation: int = 0,
     game_id: str = "",
 ) -> GameResult:
-    from arena.server.lobby import BotOptions
     from arena.server.session import open_session
 
     with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
         folder = logs or Path(scratch)
         external = [bot.name for bot in bots if bot.argv is None]
-        options = deadline if isinstance(deadline, BotOptions) else BotOptions(deadline=deadline)
         if external:  # a person starts these: give them time to
             options = replace(options, startup_timeout=EXTERNAL_WAIT)
         async with open_session(bots, folder, options) as session:
@@ -182,7 +177,7 @@ async def _play_bots(
 async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
     """Play a stored game again as `arena run` played it, print it, and say whether its record
     came out the same; True if it did."""
-    from arena.server.lobby import BotOptions, BotSpec
+    from arena.server.lobby import BotSpec
     from arena.tournament.fingerprint import bot_fingerprint
 
     with open_games(results) as games:
@@ -205,14 +200,7 @@ async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
         if entry.argv is not None and cwd is None and bot_fingerprint(bot) != entry.fingerprint:
             click.echo(f"note: bot {name!r} has changed since it played this game", err=True)
         bots.append(bot)
-    default = BotOptions()
-    options = replace(
-        default,
-        deadline=rules.get("deadline", default.deadline),
-        first_deadline=rules.get("first_deadline", default.first_deadline),
-        max_faults=rules.get("max_faults", default.max_faults),
-        time_bank=rules.get("time_bank", default.time_bank),
-    )
+    options = BotOptions.from_rules(rules)
     click.echo(
         f"playing {spec.game_id} of {results} again: {', '.join(spec.seats)}, seed {spec.seed}, "
         f"seat rotation {spec.rotation}",

@@ -28,16 +28,15 @@ from arena.protocol import pb
 from arena.server.botlog import BotLog, Where
 from arena.server.connection import Connection
 from arena.server.isolation.cgroups import BotCgroup, RunCgroups
-from arena.server.isolation.fairness import CpuMode
-from arena.server.isolation.process import BotProcess, Limits, bot_environment, write_note
+from arena.server.isolation.process import BotProcess, bot_environment, write_note
 from arena.server.isolation.sandbox import (
     SOCKET,
     Sandbox,
-    SandboxMode,
     Seal,
     allocate_uids,
     exposures,
 )
+from arena.server.options import BotOptions
 from arena.server.service import Refused
 
 EXIT_GRACE = 1.0
@@ -58,35 +57,6 @@ class BotSpec:
     """What a sealed bot sees of the machine besides the system and the arena's interpreter:
     None for the folders its command names (`sandbox.exposures`: an organizer's entry), or
     exactly these (a submission: its own built copy, whatever its command names)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BotOptions:
-    """How the arena treats bots; the same for all of a session's bots."""
-
-    deadline: float = 1.0
-    """Seconds a bot has for each decision."""
-    first_deadline: float = 5.0
-    """Seconds for the first decision of each game, when a bot may still be warming up."""
-    startup_timeout: float = 10.0
-    """Seconds a launched bot has to connect and say hello."""
-    max_faults: int = 20
-    """Faults after which a bot is disqualified (the fallback plays for it); 0 for never."""
-    restart: bool = True
-    """Whether a bot that crashed is started again for its next game."""
-    log_cap: int = 1 << 20
-    """Bytes of a bot's output kept in its log."""
-    limits: Limits = field(default_factory=Limits)
-    """Resource limits of each bot process."""
-    sandbox: SandboxMode = SandboxMode.AUTO
-    """Whether bot processes are sealed (see `sandbox.py`)."""
-    reuse_processes: bool = False
-    """Let one process play games of every seat rotation, for trusted bots: fewer start-ups,
-    but a process may then remember a deal's hands from one rotation to the next."""
-    time_bank: float = 0.0
-    """Seconds each bot has per game beyond its deadlines (Kaggle's overage time); 0 for none."""
-    cpu: CpuMode = CpuMode.AUTO
-    """How the bots share the CPU (see `fairness.py`)."""
 
 
 @dataclass(eq=False)

@@ -16,7 +16,8 @@ from arena.server.botlog import Where
 from arena.server.clock import TIMED_OUT, Clock, Spent, TimeControl
 from arena.server.connection import Connection
 from arena.server.isolation.fairness import Pacer, Used
-from arena.server.lobby import Bot, BotOptions, Instance
+from arena.server.lobby import Bot, Instance
+from arena.server.options import BotOptions
 
 
 class RemoteGame:

@@ -31,7 +31,8 @@ from arena.server.isolation.fairness import Cores, CpuPlan, Pacer
 from arena.server.isolation.isolate import Sealing, isolate
 from arena.server.isolation.process import raise_open_files_limit
 from arena.server.listen import Listener
-from arena.server.lobby import BotOptions, BotSpec, Lobby
+from arena.server.lobby import BotSpec, Lobby
+from arena.server.options import BotOptions
 from arena.server.remote import RemoteGame, RemotePlayer
 from arena.server.service import DEFAULT_MAX_MESSAGE, create_bot_server, create_server
 

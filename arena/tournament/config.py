@@ -15,19 +15,18 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from math import gcd
 from pathlib import Path
-from types import NoneType, UnionType
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, get_type_hints
 
 from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
 from arena.server.isolation.fairness import CpuMode
-from arena.server.isolation.process import PIDS, Limits
 from arena.server.isolation.sandbox import SandboxMode
 from arena.server.listen import Listener, ListenError, is_loopback
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import OPTIONS_BY_NAME, BotOptions, Declared, OptionError, declared_values
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
 from arena.tournament.schedule import round_robin_size
@@ -45,8 +44,6 @@ __all__ = [
 
 MAX_ROUND_ROBIN_GAMES = 100_000
 """Above this many games the full round-robin needs an explicit choice: a sample, or fewer bots."""
-_BOT_DEFAULTS = BotOptions()
-"""The lobby's defaults, which the tournament's settings for bots take as theirs."""
 
 
 def setting(
@@ -60,6 +57,13 @@ def setting(
     `in_file=False`: an action of one run (`--replace`), refused in a tournament file.
     """
     return {"help": help, "shown": shown, "folder": folder, "in_file": in_file}
+
+
+def bot_setting(name: str) -> Any:
+    """The field of TournamentConfig for the bot option `name`, whose default and help are the
+    ones `BotOptions` declares (`arena.server.options`): a setting like the others."""
+    declared = OPTIONS_BY_NAME[name]
+    return field(default=declared.default, metadata=setting(declared.help, shown=declared.shown))
 
 
 @dataclass(frozen=True)
@@ -105,79 +109,24 @@ class TournamentConfig:
             shown="the full round-robin",
         ),
     )
-    deadline: float = field(
-        default=_BOT_DEFAULTS.deadline, metadata=setting("Seconds a bot has for each decision.")
-    )
-    first_deadline: float = field(
-        default=_BOT_DEFAULTS.first_deadline,
-        metadata=setting(
-            "Seconds for a bot's first decision of each game, while it may still be warming up "
-            "(never less than the deadline)."
-        ),
-    )
-    time_bank: float = field(
-        default=_BOT_DEFAULTS.time_bank,
-        metadata=setting(
-            "Seconds each bot has per game beyond its deadlines: a decision that runs past its "
-            "deadline draws the excess from it (Kaggle's overage time); 0 for none."
-        ),
-    )
-    cpu: CpuMode = field(
-        default=_BOT_DEFAULTS.cpu,
-        metadata=setting(
-            "How bots share the CPU: fair (a core per game, its bots frozen but for their own "
-            "decisions, asked one at a time; at most one game per core at once), shared (every "
-            "seat asked at once, on every core), or auto (fair where the machine can; otherwise "
-            "shared, and say so)."
-        ),
-    )
+    deadline: float = bot_setting("deadline")
+    first_deadline: float = bot_setting("first_deadline")
+    time_bank: float = bot_setting("time_bank")
+    cpu: CpuMode = bot_setting("cpu")
     concurrency: int = field(
         default_factory=lambda: os.cpu_count() or 1,
         metadata=setting(
             "Games played at once (fair CPU: at most one per core).", shown="the machine's cores"
         ),
     )
-    max_faults: int = field(
-        default=_BOT_DEFAULTS.max_faults,
-        metadata=setting("Faults after which a bot is disqualified; 0 for never."),
-    )
-    restart: bool = field(
-        default=_BOT_DEFAULTS.restart,
-        metadata=setting("Start a crashed bot again for its next game."),
-    )
-    startup_timeout: float = field(
-        default=_BOT_DEFAULTS.startup_timeout,
-        metadata=setting("Seconds a bot has to connect after it is started."),
-    )
-    memory_mb: int | None = field(
-        default=2048, metadata=setting("Memory limit per bot process in MiB (RLIMIT_DATA).")
-    )
-    pids: int | None = field(
-        default=PIDS,
-        metadata=setting(
-            "Processes and threads per bot process at once, its children included (its cgroup)."
-        ),
-    )
-    sandbox: SandboxMode = field(
-        default=SandboxMode.AUTO,
-        metadata=setting(
-            "Seal every bot process and build step (bubblewrap): on, off, or auto (where the "
-            "machine can; otherwise say so)."
-        ),
-    )
-    reuse_processes: bool = field(
-        default=False,
-        metadata=setting(
-            "Let one bot process play every seat rotation of a deal (faster, for trusted bots: "
-            "it may remember the hands of one rotation in the next)."
-        ),
-    )
-    cpu_seconds: int | None = field(
-        default=None,
-        metadata=setting(
-            "CPU-time limit per bot process over its whole life, in seconds (RLIMIT_CPU)."
-        ),
-    )
+    max_faults: int = bot_setting("max_faults")
+    restart: bool = bot_setting("restart")
+    startup_timeout: float = bot_setting("startup_timeout")
+    memory_mb: int | None = bot_setting("memory_mb")
+    pids: int | None = bot_setting("pids")
+    sandbox: SandboxMode = bot_setting("sandbox")
+    reuse_processes: bool = bot_setting("reuse_processes")
+    cpu_seconds: int | None = bot_setting("cpu_seconds")
     listen: str | None = field(
         default=None,
         metadata=setting("Also listen here for external bots, e.g. 0.0.0.0:7000."),
@@ -284,20 +233,8 @@ class TournamentConfig:
         return replace(self, **changes)
 
     def bot_options(self) -> BotOptions:
-        """How the lobby treats this tournament's bots."""
-        memory = None if self.memory_mb is None else self.memory_mb << 20
-        return BotOptions(
-            deadline=self.deadline,
-            first_deadline=max(self.first_deadline, self.deadline),
-            max_faults=self.max_faults,
-            restart=self.restart,
-            startup_timeout=self.startup_timeout,
-            limits=Limits(memory_bytes=memory, cpu_seconds=self.cpu_seconds, pids=self.pids),
-            sandbox=self.sandbox,
-            reuse_processes=self.reuse_processes,
-            time_bank=self.time_bank,
-            cpu=self.cpu,
-        )
+        """How the lobby treats this tournament's bots: its settings of the bot options."""
+        return BotOptions.of({name: getattr(self, name) for name in OPTIONS_BY_NAME})
 
     @property
     def distributed(self) -> bool:
@@ -380,18 +317,12 @@ class TournamentConfig:
         dict form, `Settings.to_dict`), the seed, the sample, the deadlines (and the time bank,
         when there is one) and the fault limit. Deals, bots and the gauntlet may change from run
         to run (see `arena.tournament.store`)."""
-        options = self.bot_options()
-        rules = {
+        return {
             **self.settings().to_dict(),
             "seed": self.seed,
             "sample": self.sample,
-            "deadline": options.deadline,
-            "first_deadline": options.first_deadline,
-            "max_faults": options.max_faults,
+            **self.bot_options().rules(),
         }
-        if options.time_bank:  # kept out when none, so that older tournaments still match
-            rules["time_bank"] = options.time_bank
-        return rules
 
     def check(self) -> None:
         """Raise ConfigError naming the first problem, so bad input fails before anything runs."""
@@ -417,26 +348,12 @@ class TournamentConfig:
                 f"so every deal of a table is the same game; a table plays one set of {seats} "
                 f"games (one per seat rotation): use --games {seats} or leave --games out"
             )
-        if self.deadline <= 0:
-            raise ConfigError(f"the deadline must be more than 0 seconds, not {self.deadline!r}")
-        if self.time_bank < 0:
-            raise ConfigError(f"the time bank must be 0 seconds or more, not {self.time_bank!r}")
+        try:
+            self.bot_options().check()
+        except OptionError as error:
+            raise ConfigError(str(error)) from None
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, not {self.concurrency!r}")
-        if self.max_faults < 0 or self.startup_timeout <= 0:
-            raise ConfigError(
-                "max faults must be 0 or more and the start-up timeout above 0, not "
-                f"{self.max_faults!r} and {self.startup_timeout!r}"
-            )
-        if (self.memory_mb is not None and self.memory_mb < 16) or (
-            self.cpu_seconds is not None and self.cpu_seconds < 1
-        ):
-            raise ConfigError(
-                "a bot needs at least 16 MiB of memory and 1 s of CPU time, not "
-                f"{self.memory_mb!r} and {self.cpu_seconds!r}"
-            )
-        if self.pids is not None and self.pids < 8:
-            raise ConfigError(f"a bot needs at least 8 processes and threads, not {self.pids!r}")
         for option, named in (("--gauntlet", self.gauntlet), ("--replace", self.replace)):
             if named is not None and named not in names:
                 raise ConfigError(
@@ -464,21 +381,10 @@ class TournamentConfig:
 
 
 @dataclass(frozen=True)
-class Setting:
-    """One tournament setting, as TournamentConfig declares it."""
+class Setting(Declared):
+    """One tournament setting, as TournamentConfig declares it; its name is its key in
+    `[tournament]`, `option` its `arena run` option."""
 
-    name: str
-    """The field's name and its key in `[tournament]`; `option` is the `arena run` option."""
-    kind: type
-    """What a value is: int, float, str, bool, Path, or an enum (given by a member's value)."""
-    optional: bool
-    """Whether None is one of its values (no cap, no limit, not given)."""
-    default: object
-    """Its default (for a default made per config, as made for the first)."""
-    help: str
-    """What it does, for --help."""
-    shown: str
-    """Its default as --help shows it."""
     folder: bool = False
     """For a path: whether it names a folder rather than a file."""
     in_file: bool = True
@@ -534,46 +440,14 @@ def _declared() -> tuple[Setting, ...]:
     """The settings, read from TournamentConfig's fields in their order."""
     hints = get_type_hints(TournamentConfig)
     return tuple(
-        _read(declared, hints[declared.name])
-        for declared in fields(TournamentConfig)
-        if "help" in declared.metadata
+        Setting(
+            **declared_values(each, hints[each.name]),
+            folder=each.metadata["folder"],
+            in_file=each.metadata["in_file"],
+        )
+        for each in fields(TournamentConfig)
+        if "help" in each.metadata
     )
-
-
-def _read(declared: Field[Any], hint: Any) -> Setting:
-    """One field's setting: its type, with or without None, and its metadata."""
-    optional = False
-    if get_origin(hint) in (Union, UnionType):
-        kinds = [arg for arg in get_args(hint) if arg is not NoneType]
-        optional = len(kinds) < len(get_args(hint))
-        (hint,) = kinds  # a setting has one type, with None or without
-    assert isinstance(hint, type), f"setting {declared.name!r} is not of one type: {hint!r}"
-    factory = declared.default_factory
-    default = declared.default if factory is MISSING else factory()
-    shown = declared.metadata["shown"]
-    return Setting(
-        name=declared.name,
-        kind=hint,
-        optional=optional,
-        default=default,
-        help=declared.metadata["help"],
-        shown=_shown(default) if shown is None else shown,
-        folder=declared.metadata["folder"],
-        in_file=declared.metadata["in_file"],
-    )
-
-
-def _shown(default: object) -> str:
-    """A default as --help shows it."""
-    if default is None:
-        return "none"
-    if isinstance(default, bool):
-        return "on" if default else "off"
-    if isinstance(default, Enum):
-        return str(default.value)
-    if isinstance(default, float):
-        return f"{default:g}"
-    return str(default)
 
 
 SETTINGS: tuple[Setting, ...] = _declared()

@@ -13,7 +13,7 @@ from arena.players import FaultKind, GameResult
 from arena.protocol import pb, request_message
 from arena.rules import Decision, Settings, View
 from arena.sdk.stdio import AnswerError, decode, encode
-from arena.server.lobby import BotOptions
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from arena.server.specs import parse_bot
 from tests.anybot.conftest import TEST_BOTS

@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.checks import HELLO, NAMES, Check, CheckOptions, Status, check_bot
+from arena.cli.check_bot import check_options
+from arena.cli.checks import HELLO, NAMES, Check, Status, check_bot
 from arena.server.lobby import BotSpec
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT, TEST_BOTS
@@ -26,7 +27,9 @@ CARD, DEADLINE, BANK, ROW, DRAFT, TWO_GAMES, EVENTS, FULL, EXIT = NAMES[1:]
 def check(command: str, logs: Path, deadline: float = 5.0) -> dict[str, Check]:
     """Check the bot `command` starts (as `arena check-bot -- COMMAND` reads it), by name."""
     spec: BotSpec = parse_command("", command)
-    options = CheckOptions(deadline=deadline, first_deadline=max(deadline, 5.0), startup_timeout=30)
+    options = check_options(
+        deadline=deadline, first_deadline=max(deadline, 5.0), startup_timeout=30
+    )
     results = asyncio.run(check_bot(spec, logs, options))
     assert [result.name for result in results] == list(NAMES)
     return {result.name: result for result in results}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.checks import CheckOptions, check_bot
+from arena.cli.check_bot import check_options
+from arena.cli.checks import check_bot
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT
 from tests.anybot.test_docs import FILES, GUIDE
@@ -39,7 +40,7 @@ def missing(*programs: str, pkg_config: str = "") -> list[str]:
 
 
 def passes(command: str, folder: Path, logs: Path) -> None:
-    options = CheckOptions(deadline=5.0, startup_timeout=30.0)  # not timed: a busy machine passes
+    options = check_options(deadline=5.0, startup_timeout=30.0)  # not timed: a busy machine passes
     results = asyncio.run(check_bot(parse_command("", command, base=folder), logs, options))
     assert all(result.passed for result in results), [r for r in results if not r.passed]
 

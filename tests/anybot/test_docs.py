@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.checks import CheckOptions, check_bot
+from arena.cli.check_bot import check_options
+from arena.cli.checks import check_bot
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT
@@ -27,7 +28,7 @@ FILES = dict(re.findall(r"<!-- file: (\S+) -->\n```\w+\n(.*?)```", GUIDE, re.DOT
 
 def passes(command: str, logs: Path) -> None:
     """`arena check-bot -- COMMAND` passes every check."""
-    options = CheckOptions(deadline=5.0, startup_timeout=30.0)  # not timed: a busy machine passes
+    options = check_options(deadline=5.0, startup_timeout=30.0)  # not timed: a busy machine passes
     results = asyncio.run(check_bot(parse_command("", command), logs, options))
     assert all(result.passed for result in results), [r for r in results if not r.passed]
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.checks import CheckOptions, check_bot
+from arena.cli.check_bot import check_options
+from arena.cli.checks import check_bot
 from arena.server.specs import parse_command
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
@@ -37,6 +38,6 @@ def test_an_sdk_bot_passes_check_bot_however_it_is_started(
     bot.chmod(0o755)
     spec = parse_command("", command, base=tmp_path)
     assert spec.name == "bot"
-    options = CheckOptions(deadline=5.0, startup_timeout=30.0)
+    options = check_options(deadline=5.0, startup_timeout=30.0)
     results = asyncio.run(check_bot(spec, logs, options))
     assert all(result.passed for result in results), [r for r in results if not r.passed]

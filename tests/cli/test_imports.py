@@ -50,6 +50,7 @@ def wire(modules: list[str]) -> list[str]:
 def test_importing_the_cli_loads_no_grpc() -> None:
     modules = loaded()
     assert "arena.cli" in modules
+    assert "arena.server.options" in modules  # the bot options' declaration, for their --help
     assert wire(modules) == []
 
 

@@ -12,7 +12,8 @@ import pytest
 from arena.protocol import TLS_CA_VARIABLE
 from arena.rules import Settings
 from arena.server.listen import Listener, ListenError, is_loopback
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from arena.tournament.config import ConfigError, TournamentConfig
 from tests.server.helpers import sample

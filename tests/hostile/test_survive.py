@@ -24,7 +24,8 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.protocol import pb, rpc
 from arena.rules import Settings
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import BotOptions
 from arena.server.service import MAX_CONNECTIONS, MAX_UNGREETED, Refused, create_bot_server
 from arena.server.session import open_session
 from arena.tournament import store

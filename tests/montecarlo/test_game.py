@@ -10,7 +10,7 @@ import pytest
 
 from arena.players import GameResult
 from arena.rules import Settings
-from arena.server.lobby import BotOptions
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from tests.montecarlo.bot import PATH
 from tests.server.helpers import program, sample

@@ -14,7 +14,8 @@ from arena.players import Fault, FaultKind, Referee
 from arena.protocol import PROTOCOL_VERSION, convert, pb, rpc
 from arena.rules import Decision, Settings
 from arena.server.connection import Connection
-from arena.server.lobby import Bot, BotOptions, BotSpec, Instance
+from arena.server.lobby import Bot, BotSpec, Instance
+from arena.server.options import BotOptions
 from arena.server.remote import RemoteGame, RemotePlayer
 from arena.server.session import open_session
 from tests.protocol.games import play as play_locally

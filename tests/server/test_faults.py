@@ -15,7 +15,8 @@ import pytest
 from arena.players import Fault, FaultKind, GameResult, Highest, Lowest, Strategy
 from arena.rules import Decision, GameRecord, Settings
 from arena.server.isolation.sandbox import SandboxMode
-from arena.server.lobby import Bot, BotOptions, BotSpec
+from arena.server.lobby import Bot, BotSpec
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from tests.server.helpers import (
     Scripted,

@@ -19,7 +19,8 @@ from arena.players import GameResult
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.rules import Settings, Variant
 from arena.server.isolation.fairness import CpuMode
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from tests.server.helpers import (
     SAMPLE_BOTS,

@@ -30,6 +30,7 @@ from arena.server.isolation import rlimit
 from arena.server.isolation.cgroups import BotCgroup, CgroupLimits, RunCgroups
 from arena.server.isolation.procfs import environment, processes
 from arena.server.isolation.sandbox import Sandbox, Seal
+from arena.server.options import PIDS
 
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "NODE_PATH")
 """What a bot inherits of the arena's environment: enough to find its interpreter, no secrets."""
@@ -38,9 +39,6 @@ _POLL = 0.05
 OPEN_FILES = 1024
 """Files a bot process may hold open (RLIMIT_NOFILE): enough for any bot, and a bound on the
 connections it can open to the arena."""
-PIDS = 256
-"""Processes and threads a bot process may run at once, its own included (the cgroup's
-`pids.max`): a fork bomb stops there."""
 _STEP = str(Path(rlimit.__file__).resolve())
 """The launch step, run as a plain script: it imports nothing of the arena's."""
 

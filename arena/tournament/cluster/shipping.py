@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.server.lobby import BotOptions, BotSpec
+from arena.server.lobby import BotSpec
+from arena.server.options import BotOptions
 from arena.server.specs import BRIDGE
 from arena.tournament.errors import ConfigError
 from arena.tournament.submissions import (

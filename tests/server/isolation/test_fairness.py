@@ -18,7 +18,7 @@ from arena.rules import Decision
 from arena.server.connection import Connection
 from arena.server.isolation.cgroups import ROOT, CgroupError, CgroupLimits, RunCgroups
 from arena.server.isolation.fairness import Cores, CpuMode, FairnessError, choose_plan
-from arena.server.lobby import BotOptions
+from arena.server.options import BotOptions
 from arena.server.session import open_session
 from tests.server.helpers import misbehaving
 from tests.server.test_connection import VIEW
