@@ -58,6 +58,14 @@ def names(page: Path) -> str:
     return page.relative_to(ROOT).as_posix()
 
 
+def test_the_readme_is_read_in_ten_minutes() -> None:
+    """What the arena is, the two commands, a first tournament, a first bot, where to go next;
+    the rest is in docs/."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    assert "make run" in readme and "make test" in readme
+
+
 def test_the_readme_leads_to_every_page_of_the_docs() -> None:
     """No page is an orphan: a newcomer reaches each from the README."""
     shown = {(ROOT / target.partition("#")[0]).resolve() for target in links(ROOT / "README.md")}
