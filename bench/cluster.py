@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament.config import TournamentConfig
+from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from bench.e2e import entries
 
@@ -68,7 +69,7 @@ async def tournament(
                         marks["warm" if done == warm else "end"] = time.perf_counter()
                         own[done == total] = time.process_time()
 
-                return await run_tournament(config, progress)
+                return await run_tournament(config, observer=Observer(progress=progress))
             async with open_cluster(config) as cluster:
                 pending: list[asyncio.Task[Any]] = []
 
@@ -78,7 +79,8 @@ async def tournament(
                         own[done == total] = time.process_time()
                         pending.append(asyncio.ensure_future(cluster.client.run(_worker_usage)))
 
-                summary = await run_tournament(config, progress, cluster=cluster)
+                observer = Observer(progress=progress)
+                summary = await run_tournament(config, observer=observer, venue=cluster)
                 usage.extend(await asyncio.gather(*pending))
                 return summary
 

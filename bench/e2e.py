@@ -36,6 +36,7 @@ from arena.server.isolation.sandbox import SandboxMode
 from arena.server.lobby import Bot, BotSpec, Instance, Lobby
 from arena.server.remote import RemotePlayer
 from arena.tournament.config import TournamentConfig
+from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from bench.cpu import children_cpu
 
@@ -167,7 +168,7 @@ async def tournament(
                 stack.enter_context(timed_decisions(decisions))
             if processes == "game":
                 stack.enter_context(fresh_process_per_game())
-            summary = await run_tournament(config, progress)
+            summary = await run_tournament(config, observer=Observer(progress=progress))
         ended = time.perf_counter()
     kinds: Counter[str] = Counter()
     for standing in summary.standings.bots:

@@ -41,6 +41,7 @@ from arena.server.options import BotOptions
 from arena.server.session import open_session
 from arena.tournament import GameOutcome
 from arena.tournament.config import TournamentConfig
+from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, LOGS, ResultStore
 
@@ -83,7 +84,7 @@ async def rate(cpu: CpuMode, games: int, max_rounds: int | None) -> dict[str, An
             reuse_processes=True,  # no bot starts up after the first games: pacing alone
             output=Path(scratch) / "out",
         )
-        summary = await run_tournament(config, saved=saved)
+        summary = await run_tournament(config, observer=Observer(saved=saved))
     warm = min(config.concurrency, len(ended) - 1)
     (start, _), *steady = ended[warm - 1 :]
     seconds = steady[-1][0] - start

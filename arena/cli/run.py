@@ -164,6 +164,7 @@ async def _run(
     cleanly on Ctrl-C or SIGTERM, during the builds too (then None: nothing was played)."""
     from tqdm import tqdm
 
+    from arena.tournament.observer import Observer
     from arena.tournament.runner import run_tournament
 
     stop = asyncio.Event()
@@ -213,15 +214,13 @@ async def _run(
                     await asyncio.wait([building])
                     return None
                 config = building.result()
-            return await run_tournament(
-                config,
-                progress,
-                stop=stop,
+            observer = Observer(
+                progress=progress,
                 announce=lambda line: click.echo(line, err=True),
-                watch=watch,
-                cluster=cluster,
-                workers_up=workers_up,
+                standings=watch,
+                workers=workers_up,
             )
+            return await run_tournament(config, observer=observer, venue=cluster, stop=stop)
     finally:
         if bar is not None:
             bar.close()

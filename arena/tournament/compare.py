@@ -29,9 +29,10 @@ from arena.server.lobby import BotSpec
 from arena.server.specs import bot_spec
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.errors import ScheduleError
+from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.problems import Problems
-from arena.tournament.runner import Announce, run_tournament
+from arena.tournament.runner import QUIET, run_tournament
 from arena.tournament.standings import Standings
 from arena.tournament.stats.pairs import PairedDeals, paired_schedule
 from arena.tournament.stats.sprt import (
@@ -75,7 +76,7 @@ class CompareConfig:
     """The other seats of every table."""
     tournament: TournamentConfig
     """The settings shared with `arena run` (rules, seed, deadlines, limits, output...); its bots
-    and table size are the comparison's (`table`)."""
+    and table size are the comparison's (`runner_config`)."""
     hypotheses: Hypotheses = dataclasses.field(default_factory=Hypotheses)
     max_games: int = DEFAULT_MAX_GAMES
 
@@ -92,7 +93,7 @@ class CompareConfig:
     def max_deals(self) -> int:
         return self.max_games // self.games_per_deal
 
-    def table(self) -> TournamentConfig:
+    def runner_config(self) -> TournamentConfig:
         """The tournament configuration the runner plays the comparison with."""
         return replace(
             self.tournament,
@@ -136,7 +137,7 @@ class CompareConfig:
                 f"--max-games {self.max_games} is less than one deal: each deal is "
                 f"{self.games_per_deal} games (every rotation, with NEW and with OLD)"
             )
-        self.table().check()
+        self.runner_config().check()
 
 
 @dataclass(frozen=True)
@@ -192,82 +193,82 @@ class CompareResult:
         }
 
 
+class PairedDesign:
+    """`arena compare`'s design, played by the tournament runner: the paired deals, read by the
+    sequential test as their games are stored (the earlier runs' first, in deal order) until it
+    decides or the cap is reached; then the run stops."""
+
+    def __init__(self, config: CompareConfig, progress: Progress | None = None) -> None:
+        self.config = config
+        self.deals = PairedDeals(config.new.name, config.old.name, config.players)
+        self.test = SequentialTest(config.hypotheses)
+        self._progress = progress
+        self._stored = 0
+
+    @property
+    def decided(self) -> bool:
+        """The test reached a bound, or read every deal `max_games` allows."""
+        return self.test.verdict is not None or self.test.deals >= self.config.max_deals
+
+    def identity(self) -> dict[str, Any]:
+        """The comparison's candidates and field (`CompareConfig.identity`)."""
+        return self.config.identity()
+
+    def read(self, outcome: GameOutcome) -> bool:
+        """Each deal the game completes goes to the test, until it decides; True once it has."""
+        self._stored += 1
+        for difference in self.deals.add(outcome):
+            if not self.decided:
+                self.test.add(difference)
+                if self._progress is not None:
+                    self._progress(self.test.state(), self._stored)
+        return self.decided
+
+    def plan(self, config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+        """The games of the deals the test may still need: none once it has decided."""
+        if self.decided:
+            return []
+        assert config.seed is not None, "the runner decides the seed before it plans"
+        try:
+            return paired_schedule(
+                self.config.new.name,
+                self.config.old.name,
+                [bot.name for bot in self.config.field],
+                config.settings(),
+                config.seed,
+                self.config.max_deals,
+            )
+        except ScheduleError as error:
+            raise ConfigError(str(error)) from None
+
+    def nothing_left(self, config: TournamentConfig, planned: int, observer: Observer) -> None:
+        """A comparison its stored games decide says so in its verdict, not here."""
+
+
 async def run_compare(
     config: CompareConfig,
     progress: Progress | None = None,
     *,
     stop: asyncio.Event | None = None,
-    announce: Announce | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> CompareResult:
     """Play the comparison until the test decides or `max_games` are stored; `stop` (Ctrl-C)
     ends it early as it ends a tournament: what finished is kept, a resume carries on."""
     config.check()
-    deals = PairedDeals(config.new.name, config.old.name, config.players)
-    test = SequentialTest(config.hypotheses)
-    decided = asyncio.Event()
-    stored = 0
-
-    def take(outcome: GameOutcome) -> None:
-        nonlocal stored
-        stored += 1
-        for difference in deals.add(outcome):
-            if test.verdict is None and test.deals < config.max_deals:
-                test.add(difference)
-                if progress is not None:
-                    progress(test.state(), stored)
-        if test.verdict is not None or test.deals >= config.max_deals:
-            decided.set()
-
-    def plan(table: TournamentConfig, store: ResultStore) -> list[GameSpec]:
-        """Called by the runner with the seed decided and the stored bots checked: the stored
-        games go to the test first; the games to play are those of the deals still needed."""
-        for outcome in store.results():
-            take(outcome)
-        if decided.is_set():
-            return []
-        assert table.seed is not None, "the runner decides the seed before it plans"
-        try:
-            return paired_schedule(
-                config.new.name,
-                config.old.name,
-                [bot.name for bot in config.field],
-                table.settings(),
-                table.seed,
-                config.max_deals,
-            )
-        except ScheduleError as error:
-            raise ConfigError(str(error)) from None
-
-    halt = asyncio.Event()  # the runner's stop: a verdict, the cap, or the caller's stop
-    watchers = [asyncio.ensure_future(_relay(decided, halt))]
-    if stop is not None:
-        watchers.append(asyncio.ensure_future(_relay(stop, halt)))
-    try:
-        summary = await run_tournament(
-            config.table(),
-            stop=halt,
-            announce=announce,
-            games=plan,
-            identity=config.identity(),
-            saved=take,
-        )
-    finally:
-        for watcher in watchers:
-            watcher.cancel()
+    design = PairedDesign(config, progress)
+    observer = Observer(announce=announce) if announce is not None else QUIET
+    summary = await run_tournament(
+        config.runner_config(), observer=observer, design=design, stop=stop
+    )
     return CompareResult(
         config,
-        test.state(),
+        design.test.state(),
         summary.played,
         summary.stored,
-        summary.interrupted and not decided.is_set(),
+        summary.interrupted and not design.decided,
         summary.problems,
         summary.standings,
     )
-
-
-async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
-    await source.wait()
-    target.set()
 
 
 def verdict_lines(result: CompareResult) -> list[str]:

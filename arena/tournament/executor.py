@@ -1,24 +1,29 @@
-"""Executors run game jobs: a spec in, an outcome out, in whatever order they finish.
+"""Executors run game jobs: a spec in, an outcome out, in whatever order they finish; venues
+open them for a run.
 
 A game is a self-contained job identified by its spec's stable id, so an executor is free to run
 jobs anywhere and in any order. `LocalExecutor` plays them on this machine over one arena session;
 `arena.tournament.cluster.DaskExecutor` on a Dask cluster's workers, each with a session of its
-own (and `LocalExecutor.play` for each game there).
+own (and `LocalExecutor.play` for each game there). A `Venue` is where a run's games are played:
+`ThisMachine` (its session opened for the run), or a cluster (`arena.tournament.cluster.Cluster`,
+held open by a caller that entered submissions through it, or `ClusterForRun`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import Bot
-from arena.server.session import Session
+from arena.server.session import Session, open_session
+from arena.tournament.config import TournamentConfig
+from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
-
-WorkersUp = Callable[[int], None]
-"""Told how many workers are up, each time that changes (a cluster's executor)."""
+from arena.tournament.store import LOGS, WORK
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,21 @@ class Executor(Protocol):
         """Where the games were played, for an executor of many workers; None for one."""
         ...
 
+    def how_bots_run(self) -> dict[str, Any]:
+        """How the bots run (sealing, cgroups, CPU), as the run's `RUN` note records it."""
+        ...
+
+
+class Venue(Protocol):
+    """Where a run's games are played."""
+
+    def executor(
+        self, config: TournamentConfig, observer: Observer
+    ) -> AbstractAsyncContextManager[Executor]:
+        """The run's executor, ready to play (its bots' processes stopped on leaving); what the
+        organizer must know or do about it is told to `observer.announce`."""
+        ...
+
 
 class LocalExecutor:
     """Plays up to `concurrency` games at once on this machine's arena session."""
@@ -80,6 +100,10 @@ class LocalExecutor:
     def report(self) -> None:
         """One machine: nothing to report."""
         return None
+
+    def how_bots_run(self) -> dict[str, Any]:
+        """How the session runs the bots (`Sealing.to_dict`, and its CPU plan)."""
+        return {**self._session.sealing.to_dict(), "cpu": self._session.cpu.to_dict()}
 
     async def play(self, spec: GameSpec) -> GameOutcome:
         """Play one job."""
@@ -116,3 +140,43 @@ class LocalExecutor:
             for task in running:
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
+
+
+class ThisMachine:
+    """The games on this machine, over one arena session opened for the run."""
+
+    @asynccontextmanager
+    async def executor(
+        self, config: TournamentConfig, observer: Observer
+    ) -> AsyncIterator[LocalExecutor]:
+        """The session's executor; the organizer is told how the bots are sealed and paced
+        when not in full, and how to start each external bot."""
+        async with open_session(
+            list(config.bots),
+            config.output / LOGS,
+            config.bot_options(),
+            public=config.public(),
+            workdir=config.output / WORK,
+        ) as session:
+            if not (session.sealing.sealed and session.sealing.cgroups):
+                observer.announce(session.sealing.describe())
+            cpu = session.cpu
+            if cpu.note and cpu.asked is not CpuMode.SHARED:  # fair CPU unavailable, or partial
+                observer.announce(cpu.describe())
+            elif cpu.fair and config.concurrency > len(cpu.cores):
+                games = f"{len(cpu.cores)} games at once, not {config.concurrency}"
+                observer.announce(f"{cpu.describe()}: {games}")
+            _hand_out_tokens(session, observer)
+            yield LocalExecutor(session, config.concurrency)
+
+
+def _hand_out_tokens(session: Session, observer: Observer) -> None:
+    """Tell the organizer how to start each external bot: where to connect, with which token."""
+    address = session.public_address or session.address
+    for bot in session.lobby.bots.values():
+        if bot.spec.argv is None:
+            token = session.lobby.external_token(bot.name)
+            observer.announce(
+                f"start bot {bot.name!r} yourself, within the start-up timeout, with "
+                f"ARENA_ADDRESS={address} ARENA_TOKEN={token}"
+            )

@@ -15,18 +15,16 @@ import contextlib
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import Bot
-from arena.server.session import Session, open_session
 from arena.tournament.config import ConfigError, TournamentConfig
-from arena.tournament.executor import Executor, LocalExecutor, WorkersReport, WorkersUp
+from arena.tournament.executor import ThisMachine, Venue, WorkersReport
 from arena.tournament.fingerprint import bot_fingerprint, differences, shown_command
+from arena.tournament.observer import Observer
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
 from arena.tournament.schedule import keep_tables, schedule
@@ -35,27 +33,14 @@ from arena.tournament.standings import Standings
 from arena.tournament.store import (
     DATABASE,
     LEFT_OUT,
-    LOGS,
     PLANNED,
     RUN,
-    WORK,
     Entry,
     ResultStore,
     TournamentMismatchError,
 )
 from arena.tournament.writer import write_results, write_standings
 
-if TYPE_CHECKING:  # loads Dask: imported where a cluster is used
-    from arena.tournament.cluster import Cluster
-
-Progress = Callable[[int, int], None]
-"""Told (games done, games in the tournament) after every game."""
-Announce = Callable[[str], None]
-"""Told a line for the organizer to act on during the run."""
-Watch = Callable[[Standings], None]
-"""Told the standings each time the live standings are written."""
-Plan = Callable[[TournamentConfig, ResultStore], list[GameSpec]]
-"""The games a run plans, from its config and its store (the tournament's: `_games`)."""
 FIRST = asyncio.FIRST_COMPLETED
 LIVE_SHARE = 0.1
 """The live standings take at most about this share of the run's time: after a write that took
@@ -86,98 +71,121 @@ class RunSummary:
     """How the run played (the `RUN` note): its seed, and whether the bots ran sealed."""
 
 
+class Design(Protocol):
+    """What a run plays, and what its results database must match besides the rules: the
+    tournament's schedule (`TournamentDesign`), or another design played through the same path
+    (`arena compare`'s paired deals: `compare.PairedDesign`)."""
+
+    def identity(self) -> Mapping[str, Any]:
+        """What joins the rules as what a resume must match (nothing, for a tournament)."""
+        ...
+
+    def read(self, outcome: GameOutcome) -> bool:
+        """A stored game: each of the earlier runs' (in store order, before `plan`), then each
+        of this run's as it is stored. True once the design needs no more games: the run then
+        stops as it does when stopped."""
+        ...
+
+    def plan(self, config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+        """The design's games, stored ones included (the run plays the others): told the config
+        with its seed decided, and the store with its bots checked."""
+        ...
+
+    def nothing_left(self, config: TournamentConfig, planned: int, observer: Observer) -> None:
+        """The run has no game to play: tell the organizer what that means, if anything."""
+        ...
+
+
+class TournamentDesign:
+    """The tournament's own design: every table of the schedule, as many deals as asked."""
+
+    def identity(self) -> Mapping[str, Any]:
+        """The rules alone."""
+        return {}
+
+    def read(self, outcome: GameOutcome) -> bool:
+        """A tournament plays every game it planned."""
+        return False
+
+    def plan(self, config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+        """Every table's deals (as many as asked, never fewer than are stored), with stored
+        tables keeping their numbers; only the gauntlet bot's, if one."""
+        assert config.seed is not None, "the seed is chosen first (arena.tournament.seed)"
+        specs = schedule(
+            [bot.name for bot in config.bots],
+            config.settings(),
+            max(config.deals, store.deals()),
+            config.seed,
+            tables=config.sample,
+        )
+        specs = keep_tables(specs, store.tables())
+        if config.gauntlet is not None:
+            specs = [spec for spec in specs if config.gauntlet in spec.seats]
+        return specs
+
+    def nothing_left(self, config: TournamentConfig, planned: int, observer: Observer) -> None:
+        """Say that the tournament is complete, and how to grow it."""
+        more = "" if config.gauntlet else ": add deals with a larger --games, or bots with --bot"
+        observer.announce(
+            f"the tournament is complete: all {planned} games are stored in {config.output}{more}"
+        )
+
+
+QUIET = Observer()
+"""An observer told everything, showing nothing: the default."""
+TOURNAMENT = TournamentDesign()
+"""The tournament's design: the default."""
+
+
 async def run_tournament(
     config: TournamentConfig,
-    progress: Progress | None = None,
     *,
+    observer: Observer = QUIET,
+    design: Design = TOURNAMENT,
+    venue: Venue | None = None,
     stop: asyncio.Event | None = None,
-    announce: Announce | None = None,
-    watch: Watch | None = None,
-    games: Plan | None = None,
-    identity: Mapping[str, Any] | None = None,
-    saved: Callable[[GameOutcome], None] | None = None,
-    cluster: Cluster | None = None,
-    workers_up: WorkersUp | None = None,
 ) -> RunSummary:
-    """Play the tournament's missing games and write its results.
+    """Play the design's missing games (the tournament's, by default) and write its results.
+
+    The run reads top to bottom: the seed, the store (refused if it holds other rules or other
+    bots), the games stored by earlier runs (told to the design, their faults carried on), the
+    design's plan, then the games missing, played where `venue` says (on this machine, or on
+    the Dask cluster of `config.cluster` or `config.workers`, unless the caller holds one open:
+    it entered submissions through it), each stored as it ends; then the results.
 
     Setting `stop` ends the run early: no new game starts, those in progress are abandoned (a
     resume plays them again), every bot is stopped, and the standings of what finished are
-    written. Cancelling the task does the same, then propagates. `announce` is told what the
-    organizer must do or know during the run (start external bots; a tournament complete);
-    `watch` is told the live standings every `config.standings_every` games.
-
-    Another design than the tournament's plays through the same path: `games` plans its games
-    instead of the schedule (told the config, its seed decided, and the store, its bots
-    checked), `identity` joins the rules as what a resume must match, and `saved` is told every
-    game as it is stored (`arena compare` reads its test from them, and sets `stop`).
-
-    With `config.cluster` or `config.workers` the games run on a Dask cluster (`cluster`, when
-    the caller holds one open already: it entered submissions through it), and `workers_up` is
-    told how many workers are up as that changes.
+    written; a design that needs no more games ends it the same way. Cancelling the task does
+    the same, then propagates. `observer` is told the progress, what the organizer must do or
+    know, the live standings every `config.standings_every` games, the workers up, and every
+    game as it is stored.
     """
     config.check()
-    say = announce or (lambda line: None)
     output = config.output
     output.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: results, logs, the seed
     chosen = config.seed is not None
     config, seed_line = choose_seed(config, output / DATABASE)
-    say(seed_line)
-    try:
-        store = ResultStore(output / DATABASE, {**config.rules(), **(identity or {})})
-    except TournamentMismatchError as error:
-        raise ConfigError(
-            f"{output} holds a tournament of other rules ({error}): choose a new --output "
-            "folder for these, or give the same settings to add games to that one"
-        ) from None
-    with store:
+    observer.announce(seed_line)
+    with _open_store(config, design) as store:
         entries = _entries(config)
         replaced = _check_entries(store, config, entries)
-        specs = (games or _games)(config, store)
+        earlier = _read_earlier(store, design)
+        specs = design.plan(config, store)
         finished = store.finished_ids()
         planned = len(finished | {spec.game_id for spec in specs})
-        left_out = [list(pair) for pair in config.left_out]
         run_note = {"seed": config.seed, "seed_chosen": chosen}
+        left_out = [list(pair) for pair in config.left_out]
         store.enter(entries.values(), {PLANNED: planned, LEFT_OUT: left_out, RUN: run_note})
         todo = [spec for spec in specs if spec.game_id not in finished]
-        stored = store.count()
-        played = 0
-        report: WorkersReport | None = None
-        if progress:
-            progress(stored, planned)
-        if not todo and games is None:
-            more = ": add deals with a larger --games, or bots with --bot"
-            more = "" if config.gauntlet else more
-            say(f"the tournament is complete: all {planned} games are stored in {output}{more}")
-        live = _Live(store.path, output, list(entries), config.standings_every, watch)
-
-        async def play() -> None:
-            nonlocal played
-            nonlocal report
-
-            def sealed(sealing: Mapping[str, Any]) -> None:  # how this run's bots ran
-                store.enter((), {RUN: {**run_note, **sealing}})
-
-            async with _executor(config, say, announce, cluster, workers_up, sealed) as executor:
-                bots = executor.bots
-                out = _restore(store, bots)
-                try:
-                    async for outcome in executor.run(todo):
-                        store.save(outcome, _newly_out(outcome, bots, out))
-                        if saved is not None:
-                            saved(outcome)
-                        played += 1
-                        if progress:
-                            progress(stored + played, planned)
-                        live.game_saved()
-                finally:  # a bot put out with no game of its own to show it (rare) is kept too
-                    _sweep(store, bots, out)
-                    report = executor.report()
-            # What the bots wrote after their last game (their exits, last words) is kept too.
-            store.save_lines(line for bot in bots.values() for line in bot.lines.take_loose())
-
+        live = _Live(store.path, output, list(entries), config.standings_every, observer.standings)
+        games = _Games(store, observer, design, live, run_note, earlier, store.count(), planned)
+        observer.progress(games.stored, planned)
+        if not todo:
+            design.nothing_left(config, planned, observer)
         try:
-            completed = not todo or await _unless_stopped(play(), stop)
+            completed = not todo or await _unless_stopped(
+                games.play(venue or _venue(config), config, todo), stop, games.decided
+            )
         except BaseException:
             # The results are written whatever ends the run, cancellation included; but when
             # they cannot be (the full disk that ended it), why the run ended is what is told.
@@ -189,15 +197,94 @@ async def run_tournament(
         standings, problems = write_results(store, output, list(entries))
         return RunSummary(
             standings,
-            played,
+            games.played,
             planned,
             store.count(),
             not completed,
             problems,
             replaced,
-            report,
+            games.workers,
             store.notes().get(RUN, {}),
         )
+
+
+def _open_store(config: TournamentConfig, design: Design) -> ResultStore:
+    """The run's results database, refused with one line if it holds a tournament of other
+    rules (or another design's)."""
+    try:
+        return ResultStore(config.output / DATABASE, {**config.rules(), **design.identity()})
+    except TournamentMismatchError as error:
+        raise ConfigError(
+            f"{config.output} holds a tournament of other rules ({error}): choose a new --output "
+            "folder for these, or give the same settings to add games to that one"
+        ) from None
+
+
+def _read_earlier(store: ResultStore, design: Design) -> Counter[str]:
+    """The games stored by earlier runs, read once: each told to the design, in store order,
+    and their faults counted by bot (a resumed run carries them on: `_restore`)."""
+    faults: Counter[str] = Counter()
+    for outcome in store.results():
+        design.read(outcome)
+        faults.update(outcome.spec.seats[fault.seat] for fault in outcome.faults)
+    return faults
+
+
+def _venue(config: TournamentConfig) -> Venue:
+    """The one place that chooses where the games run when the caller did not: on a Dask
+    cluster's workers (each with an arena session of its own), or on this machine's one
+    session."""
+    if not config.distributed:
+        return ThisMachine()
+    from arena.tournament.cluster import ClusterForRun  # loads Dask: only for a cluster
+
+    return ClusterForRun()
+
+
+@dataclass
+class _Games:
+    """This run's games as they are played: each stored as it ends and told to the observer and
+    the design; what the summary needs of them is kept here, a run stopped midway included."""
+
+    store: ResultStore
+    observer: Observer
+    design: Design
+    live: _Live
+    run_note: dict[str, Any]
+    """The run's `RUN` note so far (its seed), to which how the bots run is added."""
+    earlier: Counter[str]
+    """The faults of each bot stored by earlier runs."""
+    stored: int
+    """Games stored before this run."""
+    planned: int
+    played: int = 0
+    workers: WorkersReport | None = None
+    decided: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the design needs no more games."""
+
+    async def play(self, venue: Venue, config: TournamentConfig, todo: list[GameSpec]) -> None:
+        """Play `todo` on the venue's executor, the bots' earlier record carried on."""
+        async with venue.executor(config, self.observer) as executor:
+            self.store.enter((), {RUN: {**self.run_note, **executor.how_bots_run()}})
+            bots = executor.bots
+            out = _restore(self.store, bots, self.earlier)
+            try:
+                async for outcome in executor.run(todo):
+                    self._save(outcome, bots, out)
+            finally:  # a bot put out with no game of its own to show it (rare) is kept too
+                _sweep(self.store, bots, out)
+                self.workers = executor.report()
+        # What the bots wrote after their last game (their exits, last words) is kept too.
+        self.store.save_lines(line for bot in bots.values() for line in bot.lines.take_loose())
+
+    def _save(self, outcome: GameOutcome, bots: Mapping[str, Bot], out: set[str]) -> None:
+        self.store.save(outcome, _newly_out(outcome, bots, out))
+        self.observer.saved(outcome)
+        if self.design.read(outcome):
+            self.decided.set()
+        self.played += 1
+        self.observer.progress(self.stored + self.played, self.planned)
+        self.live.game_saved()
 
 
 def _entries(config: TournamentConfig) -> dict[str, Entry]:
@@ -242,29 +329,17 @@ def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[s
     return store.replace(config.replace, entries[config.replace].fingerprint)
 
 
-def _games(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
-    """The games this run plans: every table's deals (as many as asked, never fewer than are
-    stored), with stored tables keeping their numbers; only the gauntlet bot's, if one."""
-    assert config.seed is not None, "the seed is chosen first (arena.tournament.seed)"
-    specs = schedule(
-        [bot.name for bot in config.bots],
-        config.settings(),
-        max(config.deals, store.deals()),
-        config.seed,
-        tables=config.sample,
-    )
-    specs = keep_tables(specs, store.tables())
-    if config.gauntlet is not None:
-        specs = [spec for spec in specs if config.gauntlet in spec.seats]
-    return specs
-
-
 class _Live:
     """The live standings: rewritten every `every` games from a reader of the store in a thread
     (so the games in progress never wait for them), one write at a time."""
 
     def __init__(
-        self, database: Path, output: Path, entered: list[str], every: int, watch: Watch | None
+        self,
+        database: Path,
+        output: Path,
+        entered: list[str],
+        every: int,
+        watch: Callable[[Standings], None],
     ) -> None:
         self._database = database
         self._output = output
@@ -300,8 +375,7 @@ class _Live:
             return
         took = time.monotonic() - began
         self._not_before = time.monotonic() + took / LIVE_SHARE
-        if self._watch is not None:
-            self._watch(standings)
+        self._watch(standings)
 
     def _standings(self) -> Standings:
         with ResultStore.reader(self._database) as reader:
@@ -314,18 +388,19 @@ class _Live:
             await asyncio.gather(self._task, return_exceptions=True)
 
 
-async def _unless_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:
-    """Run `work` to its end, or until `stop` is set (then cancel it); True if it finished.
+async def _unless_stopped(work: Coroutine[Any, Any, None], *stops: asyncio.Event | None) -> bool:
+    """Run `work` to its end, or until one of `stops` is set (then cancel it); True if it
+    finished.
 
     A cancellation of the caller cancels `work` too, waits for it to clean up, and propagates.
     """
     task = asyncio.ensure_future(work)
-    stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    stopped = [asyncio.ensure_future(stop.wait()) for stop in stops if stop is not None]
     try:
-        await asyncio.wait([t for t in (task, stopped) if t is not None], return_when=FIRST)
+        await asyncio.wait([task, *stopped], return_when=FIRST)
     finally:
-        if stopped is not None:
-            stopped.cancel()
+        for waiting in stopped:
+            waiting.cancel()
         if not task.done():
             task.cancel()
             await asyncio.wait([task])
@@ -335,66 +410,9 @@ async def _unless_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event |
     return True
 
 
-@asynccontextmanager
-async def _executor(
-    config: TournamentConfig,
-    say: Announce,
-    announce: Announce | None,
-    cluster: Cluster | None,
-    workers_up: WorkersUp | None,
-    sealed: Callable[[Mapping[str, Any]], None] | None = None,
-) -> AsyncIterator[Executor]:
-    """The one place that chooses where the games run: on a Dask cluster's workers (each with
-    an arena session of its own), or on this machine's one session. `sealed` is told how this
-    machine's session runs its bots (`Sealing.to_dict`), or how the cluster's workers do."""
-    if cluster is not None or config.distributed:
-        from arena.tournament.cluster import open_cluster  # loads Dask: only for a cluster
-
-        async with contextlib.AsyncExitStack() as stack:
-            if cluster is None:
-                cluster = await stack.enter_async_context(open_cluster(config))
-            async with cluster.executor(config, say, workers_up, sealed) as executor:
-                yield executor
-        return
-    async with open_session(
-        list(config.bots),
-        config.output / LOGS,
-        config.bot_options(),
-        public=config.public(),
-        workdir=config.output / WORK,
-    ) as session:
-        if not (session.sealing.sealed and session.sealing.cgroups):
-            say(session.sealing.describe())
-        cpu = session.cpu
-        if cpu.note and cpu.asked is not CpuMode.SHARED:  # fair CPU unavailable, or incomplete
-            say(cpu.describe())
-        elif cpu.fair and config.concurrency > len(cpu.cores):
-            say(f"{cpu.describe()}: {len(cpu.cores)} games at once, not {config.concurrency}")
-        if sealed is not None:
-            sealed({**session.sealing.to_dict(), "cpu": cpu.to_dict()})
-        _hand_out_tokens(session, announce)
-        yield LocalExecutor(session, config.concurrency)
-
-
-def _hand_out_tokens(session: Session, announce: Announce | None) -> None:
-    """Tell the organizer how to start each external bot: where to connect, with which token."""
-    address = session.public_address or session.address
-    for bot in session.lobby.bots.values():
-        if bot.spec.argv is None:
-            token = session.lobby.external_token(bot.name)
-            if announce is not None:
-                announce(
-                    f"start bot {bot.name!r} yourself, within the start-up timeout, with "
-                    f"ARENA_ADDRESS={address} ARENA_TOKEN={token}"
-                )
-
-
-def _restore(store: ResultStore, bots: Mapping[str, Bot]) -> set[str]:
-    """A resumed run carries on the fault counts and disqualifications of the earlier ones;
-    returns the bots already out (whose disqualification is on record)."""
-    faults = Counter(
-        outcome.spec.seats[fault.seat] for outcome in store.results() for fault in outcome.faults
-    )
+def _restore(store: ResultStore, bots: Mapping[str, Bot], faults: Counter[str]) -> set[str]:
+    """A resumed run carries on the fault counts (`faults`, by bot) and disqualifications of the
+    earlier ones; returns the bots already out (whose disqualification is on record)."""
     entries = store.entries()
     out = set()
     for name, bot in bots.items():

@@ -28,6 +28,7 @@ from arena.server.isolation.procfs import processes
 from arena.server.specs import parse_bot
 from arena.tournament.cluster import open_cluster
 from arena.tournament.config import TournamentConfig
+from arena.tournament.observer import Observer
 from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.store import DATABASE, REPLAYS, STANDINGS_JSON
 from arena.tournament.submissions import Rejection
@@ -231,7 +232,10 @@ def test_the_same_games_and_standings_on_a_cluster_as_on_one_machine(
     lines: list[str] = []
     up: list[int] = []
     summary = asyncio.run(
-        run_tournament(on_cluster(tmp_path, shared), announce=lines.append, workers_up=up.append)
+        run_tournament(
+            on_cluster(tmp_path, shared),
+            observer=Observer(announce=lines.append, workers=up.append),
+        )
     )
     assert summary.played == 6 and not summary.interrupted
     assert results(tmp_path) == local
@@ -258,7 +262,10 @@ def test_a_worker_killed_mid_tournament_costs_nothing(
 
         lines: list[str] = []
         summary = asyncio.run(
-            run_tournament(on_cluster(tmp_path / "out", cluster), progress, announce=lines.append)
+            run_tournament(
+                on_cluster(tmp_path / "out", cluster),
+                observer=Observer(progress=progress, announce=lines.append),
+            )
         )
     assert killed and not summary.interrupted
     assert summary.stored == 6
@@ -281,7 +288,7 @@ def test_an_interrupted_cluster_run_resumed_on_one_machine_equals_an_uninterrupt
                 stop.set()
 
         shipped = on_cluster(tmp_path / "out", shared, bots_dir=tmp_path / "bots")
-        return await run_tournament(shipped, progress, stop=stop)
+        return await run_tournament(shipped, observer=Observer(progress=progress), stop=stop)
 
     first = asyncio.run(interrupted())
     assert first.interrupted and 2 <= first.stored < 6
@@ -317,7 +324,7 @@ def test_submissions_are_built_on_each_worker_and_a_broken_one_is_named(
     async def play() -> RunSummary:
         async with open_cluster(base) as cluster:
             entered = await cluster.enter_submissions(root, base, left_out.append)
-            return await run_tournament(entered, cluster=cluster)
+            return await run_tournament(entered, venue=cluster)
 
     summary = asyncio.run(play())
     assert [rejection.folder for rejection in left_out] == ["bad"]

@@ -37,7 +37,7 @@ from arena.server.isolation.cgroups import CgroupError, RunCgroups
 from arena.server.specs import parse_bot
 from arena.tournament import GameSpec, ResultStore, game_id
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.runner import RunSummary, TournamentDesign, run_tournament
 from arena.tournament.store import DATABASE, LOGS, REPLAYS
 
 pytestmark = pytest.mark.integration
@@ -64,23 +64,25 @@ def fair_machine() -> None:
         pytest.skip(f"this machine cannot pin and freeze bots: {made}")
 
 
-def both_tables(config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+class BothTables(TournamentDesign):
     """Each rotation of one deal at the quiet neighbour's table, then at the hog's: the same
     seed and seats (the neighbour in the middle), so the same cards."""
-    settings = config.settings()
-    return [
-        GameSpec(
-            game_id(table, 0, rotation),
-            table,
-            0,
-            rotation,
-            ("montecarlo", neighbour, "punctual"),
-            1234,
-            settings,
-        )
-        for rotation in range(settings.players)
-        for table, neighbour in enumerate(NEIGHBOURS)
-    ]
+
+    def plan(self, config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
+        settings = config.settings()
+        return [
+            GameSpec(
+                game_id(table, 0, rotation),
+                table,
+                0,
+                rotation,
+                ("montecarlo", neighbour, "punctual"),
+                1234,
+                settings,
+            )
+            for rotation in range(settings.players)
+            for table, neighbour in enumerate(NEIGHBOURS)
+        ]
 
 
 Key = tuple[str, int]
@@ -175,7 +177,7 @@ def test_a_hostile_neighbour_costs_the_monte_carlo_bot_no_deals_and_nobody_a_tim
         startup_timeout=60.0,
         output=tmp_path,
     )
-    summary = asyncio.run(asyncio.wait_for(run_tournament(config, games=both_tables), 240))
+    summary = asyncio.run(asyncio.wait_for(run_tournament(config, design=BothTables()), 240))
     assert summary.played == 6
     assert summary.run["cpu"]["mode"] == "fair", summary.run
     hog_log = (tmp_path / LOGS / "hog.log").read_text()

@@ -39,6 +39,7 @@ from arena.tournament.cluster.executor import DaskExecutor
 from arena.tournament.cluster.organizer import (
     Cluster,
     ClusterError,
+    ClusterForRun,
     WorkerGone,
     open_cluster,
     security,
@@ -48,6 +49,7 @@ from arena.tournament.cluster.organizer import (
 __all__ = [
     "Cluster",
     "ClusterError",
+    "ClusterForRun",
     "DaskExecutor",
     "WorkerGone",
     "open_cluster",

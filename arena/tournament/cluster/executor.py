@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,7 +18,8 @@ from arena.server.lobby import Bot
 from arena.tournament.cluster.organizer import POLL, Cluster, ClusterError, WorkerGone
 from arena.tournament.cluster.worker import Played, Unfit, _play, _ready
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import WorkersReport, WorkersUp
+from arena.tournament.executor import WorkersReport
+from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.store import LOGS
 
@@ -47,14 +48,13 @@ class DaskExecutor:
         cluster: Cluster,
         plugin: str,
         config: TournamentConfig,
-        announce: Callable[[str], None],
-        workers_up: WorkersUp | None,
+        observer: Observer,
     ) -> None:
         self._cluster = cluster
         self._client = cluster.client
         self._plugin = plugin
-        self._say = announce
-        self._workers_up = workers_up
+        self._say = observer.announce
+        self._workers_up = observer.workers
         logs = config.output / LOGS
         max_faults = config.bot_options().max_faults
         self.bots: dict[str, Bot] = {
@@ -150,7 +150,7 @@ class DaskExecutor:
                 f"worker {self.labels[address]} lost: its unfinished games are played again "
                 "on the others"
             )
-        if self._workers_up is not None and len(self._threads) != before:
+        if len(self._threads) != before:
             self._workers_up(len(self._threads))
 
     async def _check(self, address: str) -> None:

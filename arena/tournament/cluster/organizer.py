@@ -29,8 +29,8 @@ from arena.tournament.cluster.shipping import (
 from arena.tournament.cluster.worker import CLOSE_TIMEOUT, Ready, RunPlugin, _logs, _prepare
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import ConfigError
-from arena.tournament.executor import WorkersUp
 from arena.tournament.fingerprint import submission_fingerprint
+from arena.tournament.observer import Observer
 from arena.tournament.store import LOGS
 from arena.tournament.submissions import Rejection, find_submissions
 
@@ -107,6 +107,19 @@ async def open_cluster(config: TournamentConfig) -> AsyncIterator[Cluster]:
             workers = sorted(await cluster.workers())
             await client.run(_pin, split_cores(sorted(os.sched_getaffinity(0)), workers))
         yield cluster
+
+
+class ClusterForRun:
+    """The `Venue` of `--cluster` and `--workers` when no caller holds a cluster open: one
+    opened for the run (`open_cluster`) and closed after it."""
+
+    @asynccontextmanager
+    async def executor(
+        self, config: TournamentConfig, observer: Observer
+    ) -> AsyncIterator[DaskExecutor]:
+        """The run's executor on a cluster of its own."""
+        async with open_cluster(config) as cluster, cluster.executor(config, observer) as games:
+            yield games
 
 
 def split_cores(cores: Sequence[int], workers: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -223,18 +236,11 @@ class Cluster:
 
     @asynccontextmanager
     async def executor(
-        self,
-        config: TournamentConfig,
-        announce: Callable[[str], None] | None = None,
-        workers_up: WorkersUp | None = None,
-        sealed: Callable[[Mapping[str, Any]], None] | None = None,
+        self, config: TournamentConfig, observer: Observer
     ) -> AsyncIterator[DaskExecutor]:
-        """The run's executor: its bundle given to every worker (a worker plugin, so a worker
-        that joins later gets it too), then the games; on leaving, each worker's bot logs are
-        brought back and its bots stopped (the plugin removed). `sealed` is told how the
-        workers up at the start run their bots: as a local run's session says it when they all
-        say the same, else each worker's by its name."""
-        say = announce or (lambda line: None)
+        """The run's executor (a `Venue`'s): its bundle given to every worker (a worker plugin,
+        so a worker that joins later gets it too), then the games; on leaving, each worker's bot
+        logs are brought back and its bots stopped (the plugin removed)."""
         run = RunPlugin(secrets.token_hex(8), self.bundle(config))
         try:
             await self.client.register_plugin(run, name=run.name)
@@ -247,11 +253,9 @@ class Cluster:
             ) from None
         from arena.tournament.cluster.executor import DaskExecutor  # it imports this module
 
-        executor = DaskExecutor(self, run.name, config, say, workers_up)
+        executor = DaskExecutor(self, run.name, config, observer)
         try:
             await executor.start()
-            if sealed is not None:
-                sealed(executor.how_bots_run())
             yield executor
         finally:
             await executor.stop()

@@ -298,13 +298,13 @@ class WorkerArena:
             return self._executor
 
     async def _ready(self) -> Ready:
-        await self._open()
+        executor = await self._open()
         assert self._session is not None
         sealing, cpu = self._session.sealing, self._session.cpu
         lines = [] if sealing.sealed and sealing.cgroups else [sealing.describe()]
         if cpu.note and cpu.asked is not CpuMode.SHARED:  # fair CPU unavailable, or incomplete
             lines.append(cpu.describe())
-        run = {**sealing.to_dict(), "cpu": cpu.to_dict()}
+        run = executor.how_bots_run()
         return Ready(self.address, self.label, "; ".join(lines), dict(self._errors), run)
 
     async def _play(self, spec: GameSpec, state: Mapping[str, Conduct]) -> Played:
