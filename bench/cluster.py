@@ -25,7 +25,7 @@ from typing import Any
 from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
-from bench.e2e import entries
+from bench.e2e import STARTUP, entries
 
 
 def _worker_usage() -> dict[str, float]:
@@ -57,6 +57,7 @@ async def tournament(
             concurrency=slots,
             max_rounds=max_rounds,
             output=Path(scratch) / "out",
+            startup_timeout=STARTUP,
             workers=workers or None,
         )
         own = [0.0, 0.0]

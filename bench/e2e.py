@@ -43,6 +43,10 @@ from bench.cpu import children_cpu
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
 BOTS = ("random", "lowest")
+STARTUP = 60.0
+"""Seconds a bench bot has to connect: the rates are taken after the bots started, and on a
+loaded machine (or the quick check, which starts everything at once) a start may take longer
+than the arena's default, which would leave the fallback playing and nothing to measure."""
 """The sample bots entered, twice each, to fill a 4-player table."""
 
 _Decide = Callable[[RemotePlayer, Decision, View], Coroutine[Any, Any, int]]
@@ -159,6 +163,7 @@ async def tournament(
             concurrency=concurrency,
             max_rounds=max_rounds,
             output=Path(scratch) / "out",
+            startup_timeout=STARTUP,
             sandbox=sandbox,
             reuse_processes=processes == "reuse",
         )

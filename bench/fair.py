@@ -44,6 +44,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, LOGS, ResultStore
+from bench.e2e import STARTUP
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
@@ -83,6 +84,7 @@ async def rate(cpu: CpuMode, games: int, max_rounds: int | None) -> dict[str, An
             cpu=cpu,
             reuse_processes=True,  # no bot starts up after the first games: pacing alone
             output=Path(scratch) / "out",
+            startup_timeout=STARTUP,
         )
         summary = await run_tournament(config, observer=Observer(saved=saved))
     warm = min(config.concurrency, len(ended) - 1)
@@ -156,6 +158,7 @@ async def accuracy(cpu: CpuMode, games: int) -> dict[str, Any]:
             concurrency=1,  # one game after the other: the bot's log is in the games' order
             cpu=cpu,
             output=Path(scratch) / "out",
+            startup_timeout=STARTUP,
         )
         summary = await run_tournament(config)
         own = [float(x) for x in _OWN.findall((config.output / LOGS / "punctual.log").read_text())]

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +86,11 @@ class Sizes:
     """Freezes and thaws of a bot's cgroup."""
     fair_accuracy_games: int = 6
     """Games of the bot that measures its own think time, in each mode."""
+    at_once: bool = False
+    """Run every section, and every process of a section, at the same time: for the quick check
+    alone, whose figures are not worth reading anyway (most of its time is processes starting
+    and stopping). A real measurement takes one figure at a time, each on a machine that does
+    nothing else of its own."""
 
 
 QUICK = Sizes(
@@ -109,10 +115,29 @@ QUICK = Sizes(
     fair_trials=1,
     fair_cycles=5,
     fair_accuracy_games=3,
+    at_once=True,
 )
 """Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test)."""
 
 SECTIONS = ("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair")
+
+
+Child = tuple[str, tuple[str, ...]]
+"""A measurement in a process of its own: `python -m module args`."""
+
+
+def _children(sizes: Sizes, children: Sequence[Child]) -> list[dict[str, Any]]:
+    """Each child's JSON object, in order: one after the other, or all at once (`at_once`).
+    A child named twice runs once (at quick sizes the cluster's 1-worker speed run is the
+    same tournament as its longer memory run)."""
+    distinct = list(dict.fromkeys(children))
+    if sizes.at_once:
+        with ThreadPoolExecutor(max(1, len(distinct))) as pool:
+            found = list(pool.map(lambda child: _child(child[0], *child[1]), distinct))
+    else:
+        found = [_child(module, *args) for module, args in distinct]
+    by_child = dict(zip(distinct, found, strict=True))
+    return [by_child[child] for child in children]
 
 
 def _child(module: str, *args: str) -> dict[str, Any]:
@@ -147,32 +172,36 @@ def run_floor(sizes: Sizes) -> dict[str, Any]:
     )
 
 
-def _tournament(
-    games: int, concurrency: int, max_rounds: int | None, timed: bool = True
-) -> dict[str, Any]:
+def _tournament(games: int, concurrency: int, max_rounds: int | None, timed: bool = True) -> Child:
     args = [f"--games={games}", f"--concurrency={concurrency}"]
     if max_rounds is not None:
         args.append(f"--max-rounds={max_rounds}")
     if not timed:
         args.append("--untimed")
-    return _child("bench.e2e", *args)
+    return "bench.e2e", tuple(args)
 
 
 def run_e2e(sizes: Sizes) -> list[dict[str, Any]]:
     """The end-to-end section: one tournament per concurrency."""
-    return [
-        _tournament(games, concurrency, sizes.e2e_max_rounds)
-        for concurrency, games in sizes.e2e_games
-    ]
+    return _children(
+        sizes,
+        [
+            _tournament(games, concurrency, sizes.e2e_max_rounds)
+            for concurrency, games in sizes.e2e_games
+        ],
+    )
 
 
 def run_memory(sizes: Sizes) -> list[dict[str, Any]]:
     """The memory section: a short and a long tournament at the default concurrency."""
     concurrency = sizes.e2e_games[-1][0]
-    return [
-        _tournament(games, concurrency, sizes.memory_max_rounds, timed=False)
-        for games in sizes.memory_games
-    ]
+    return _children(
+        sizes,
+        [
+            _tournament(games, concurrency, sizes.memory_max_rounds, timed=False)
+            for games in sizes.memory_games
+        ],
+    )
 
 
 def run_cluster(sizes: Sizes) -> dict[str, Any]:
@@ -181,15 +210,16 @@ def run_cluster(sizes: Sizes) -> dict[str, Any]:
     rounds = (
         [] if sizes.cluster_max_rounds is None else [f"--max-rounds={sizes.cluster_max_rounds}"]
     )
-    speed = [
-        _child("bench.cluster", f"--games={sizes.cluster_games}", f"--workers={workers}", *rounds)
+    speed: list[Child] = [
+        ("bench.cluster", (f"--games={sizes.cluster_games}", f"--workers={workers}", *rounds))
         for workers in (0, 1, 2)
     ]
-    memory = [
-        _child("bench.cluster", f"--games={games}", "--workers=1", "--max-rounds=1")
+    memory: list[Child] = [
+        ("bench.cluster", (f"--games={games}", "--workers=1", "--max-rounds=1"))
         for games in sizes.cluster_memory_games
     ]
-    return {"speed": speed, "memory": memory}
+    found = _children(sizes, [*speed, *memory])
+    return {"speed": found[: len(speed)], "memory": found[len(speed) :]}
 
 
 def run_sealing(sizes: Sizes) -> dict[str, Any]:
@@ -257,8 +287,13 @@ def measure(sizes: Sizes, sections: Sequence[str]) -> dict[str, Any]:
     own_start = _own_cpu()
     load_start = os.getloadavg()
     results: dict[str, Any] = {"machine": machine()}
-    for section in sections:
-        results[section] = RUNNERS[section](sizes)
+    if sizes.at_once:
+        with ThreadPoolExecutor(max(1, len(sections))) as pool:
+            running = {section: pool.submit(RUNNERS[section], sizes) for section in sections}
+            results.update({section: done.result() for section, done in running.items()})
+    else:
+        for section in sections:
+            results[section] = RUNNERS[section](sizes)
     wall = time.perf_counter() - wall_start
     others = (machine_busy() - busy_start) - (_own_cpu() - own_start)
     results["load"] = {
