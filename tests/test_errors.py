@@ -1,24 +1,30 @@
-"""One error family: every error the arena raises on purpose is an ArenaError, in one branch per
-layer, and bad input is told from a bug: only bad input raises a branch a command reports as one
-line."""
+"""One error family: every error the arena raises on purpose is an ArenaError, of one of two
+causes: bad input, in one branch per layer, or a machine that cannot do what was asked
+(`MachineError`). Only these are shown as one line, so a bug is never reported as either. The
+classes are found, not listed: every module of the package is imported and every subclass of
+ArenaError is checked."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import importlib
+import pkgutil
 import random
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from arena.errors import ArenaError
+import arena
+import arena.cli.run
+from arena.cli import main
+from arena.errors import ArenaError, MachineError
 from arena.rules import (
     Game,
-    IllegalDecisionError,
     InvalidDealError,
-    InvalidSettingsError,
     MisuseError,
     PhaseError,
-    RecordError,
     Round,
     RulesError,
     Settings,
@@ -26,41 +32,95 @@ from arena.rules import (
     bullheads,
 )
 from arena.server.errors import BotError
-from arena.server.listen import ListenError
+from arena.server.isolation.fairness import FairnessError
+from arena.server.isolation.sandbox import SandboxError
 from arena.server.lobby import BotSpec
-from arena.server.specs import BadBotSpec
+from arena.server.options import OptionError
 from arena.spectate import SpectateError
 from arena.tournament import runner, schedule
+from arena.tournament.cluster import ClusterError
+from arena.tournament.cluster.shipping import ShippingError
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.errors import ScheduleError, StoreError
-from arena.tournament.store import TournamentMismatchError
-from arena.tournament.submissions import BadSubmission
 
-BRANCHES = {
-    RulesError: (
-        InvalidSettingsError,
-        IllegalDecisionError,
-        UnknownCardError,
-        InvalidDealError,
-        RecordError,
-        MisuseError,
-        PhaseError,
-    ),
-    ConfigError: (ScheduleError,),
-    BotError: (BadBotSpec, ListenError, BadSubmission),
-    StoreError: (TournamentMismatchError,),
-    SpectateError: (),
-}
+BAD_INPUT = (RulesError, ConfigError, BotError, OptionError, StoreError, SpectateError)
+"""The branches of bad input, one per layer (two for the server's bots and their options)."""
+FAMILIES = (*BAD_INPUT, MachineError)
+PACKAGE = Path(arena.__file__).parent
 
 
-@pytest.mark.parametrize("branch", list(BRANCHES))
-def test_one_root_one_branch_per_layer(branch: type[Exception]) -> None:
-    assert issubclass(branch, ArenaError)
-    assert issubclass(branch, ValueError)  # as each always was
-    for kind in BRANCHES[branch]:
-        assert issubclass(kind, branch)
-    others = [other for other in BRANCHES if other is not branch]
-    assert not any(issubclass(branch, other) for other in others)
+def every_module() -> list[str]:
+    """Every module of the package but the `python -m` entry points, which run when imported."""
+    found = pkgutil.walk_packages(arena.__path__, "arena.")
+    return [name for _, name, _ in found if not name.endswith("__main__")]
+
+
+def subclasses(root: type) -> set[type]:
+    found: set[type] = set()
+    for kind in root.__subclasses__():
+        found |= {kind} | subclasses(kind)
+    return found
+
+
+def every_error() -> list[type]:
+    """Every subclass of ArenaError, once every module of the package is imported."""
+    for name in every_module():
+        importlib.import_module(name)
+    return sorted(subclasses(ArenaError), key=lambda kind: kind.__qualname__)
+
+
+ERRORS = every_error()
+
+
+def test_every_error_class_the_source_declares_is_found() -> None:
+    names = {kind.__name__ for kind in ERRORS} | {"ArenaError"}
+    declared = set()  # classes whose source names a base that is an error found
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = {base.id for base in node.bases if isinstance(base, ast.Name)}
+                if bases & names:
+                    declared.add(node.name)
+    assert declared <= names and declared - {"ArenaError"}
+    assert {SandboxError, FairnessError, ClusterError, ShippingError} <= set(ERRORS)
+    assert len(ERRORS) >= 20
+
+
+@pytest.mark.parametrize("kind", ERRORS, ids=lambda kind: kind.__name__)
+def test_every_error_is_of_one_cause_and_one_branch(kind: type[Exception]) -> None:
+    assert [family for family in FAMILIES if issubclass(kind, family)] != []
+    (family,) = [family for family in FAMILIES if issubclass(kind, family)]
+    assert kind.__doc__, f"{kind.__name__} says what it means"
+    if family is not MachineError:
+        assert issubclass(kind, ValueError)  # as bad input always was
+
+
+def test_the_branches_are_apart_and_a_machine_error_is_not_bad_input() -> None:
+    for family in FAMILIES:
+        assert issubclass(family, ArenaError)
+        assert not any(issubclass(family, other) for other in FAMILIES if other is not family)
+    assert not issubclass(MachineError, ValueError)
+    machine = {kind for kind in ERRORS if issubclass(kind, MachineError)}
+    assert {SandboxError, FairnessError, ClusterError} <= machine
+
+
+MACHINE = [kind for kind in ERRORS if issubclass(kind, MachineError)]
+
+
+@pytest.mark.parametrize("kind", MACHINE, ids=lambda kind: kind.__name__)
+def test_a_machine_error_is_one_line_and_exit_status_2(
+    kind: type[Exception], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    said = "no frobnicator on this machine: install one, or run with --frobnicate off"
+
+    async def broken(*args: object) -> None:
+        raise kind(said)
+
+    monkeypatch.setattr(arena.cli.run, "_run", broken)
+    args = ["run", "--bot", "a=true", "--bot", "b=true", "--output", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert result.output == f"Error: {said}\n"  # one line, no usage: the command was right
 
 
 def test_a_phase_error_is_a_runtime_error_as_it_was() -> None:

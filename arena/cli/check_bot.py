@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.cli.exits import one_line
 from arena.cli.group import main
 from arena.cli.options import bot_options
 from arena.server.errors import BotError
@@ -54,7 +55,8 @@ def check_bot_command(command: tuple[str, ...], name: str, logs: Path | None, **
         raise click.UsageError("check-bot starts the bot itself: give its command")
     click.echo(f"checking {spec.name}: {shlex.join(command)}")
     options = check_options(**given)
-    results = asyncio.run(_check(spec, logs, options))
+    with one_line("give --logs a folder you can write to"):
+        results = asyncio.run(_check(spec, logs, options))
     passed = sum(check.passed for check in results)
     click.echo(f"{passed} of {len(results)} checks passed")
     if logs is not None:

@@ -1,5 +1,6 @@
 """How the `arena` commands end: their exit statuses, and the one line each error the user can fix
-is shown as (bad input, a folder that cannot be written, a full disk), never a traceback."""
+is shown as (bad input, a machine that cannot do what was asked, a folder that cannot be
+written, a full disk), never a traceback."""
 
 from __future__ import annotations
 
@@ -12,13 +13,16 @@ from pathlib import Path
 
 import click
 
+from arena.errors import MachineError
 from arena.server.errors import BotError
+from arena.server.options import OptionError
 from arena.spectate import SpectateError
 from arena.tournament.errors import ConfigError, StoreError
 
-BAD_INPUT = (ConfigError, BotError, StoreError)
-"""The errors of bad input (a tournament, a bot, an output folder), each reported as one line;
-anything else that escapes a command is a bug, and shows its traceback."""
+BAD_INPUT = (ConfigError, BotError, OptionError, StoreError)
+"""The errors of bad input (a tournament, a bot, a bot option, an output folder), each reported
+as one line; with `MachineError` (the machine, not the input) the only errors a command turns
+into a line: anything else that escapes a command is a bug, and shows its traceback."""
 
 
 EXIT_OK = 0
@@ -27,7 +31,7 @@ EXIT_BUG = 1
 """An error of the arena itself: its traceback is shown, for a bug report."""
 EXIT_INPUT = 2
 """The command could not run as asked (an option, a tournament file, a bot, an output folder, a
-full disk): one line says what and how to fix it."""
+full disk, a machine without what the run needs): one line says what and how to fix it."""
 EXIT_PROBLEMS = 3
 """`arena run`: an entered bot was disqualified, never connected, or was left out (see the
 summary); `--allow-faults` makes it 0."""
@@ -53,14 +57,18 @@ class Place:
 @contextlib.contextmanager
 def one_line(write_fix: str) -> Iterator[Place]:
     """Report what the user can fix as one line and exit status 2, never a traceback: bad input
-    (the arena's own errors) and every OSError or SQLite error (a folder it cannot write, a full
-    disk, a damaged database). `write_fix` says what to do about a place that cannot be written.
+    (the arena's own errors), a machine that cannot do what was asked (`MachineError`: what is
+    missing and the fix, as `Error: ...` alone, without the usage of the command, which was
+    right) and every OSError or SQLite error (a folder it cannot write, a full disk, a damaged
+    database). `write_fix` says what to do about a place that cannot be written.
     The one place `arena run` (and the spectators' commands) turn such errors into a line."""
     place = Place()
     try:
         yield place
     except BAD_INPUT as error:
         raise click.UsageError(str(error)) from None
+    except MachineError as error:  # before OSError: a cgroup that cannot be made is both
+        raise InputProblem(str(error)) from None
     except SpectateError as error:
         raise InputProblem(str(error)) from None
     except (OSError, sqlite3.Error) as error:

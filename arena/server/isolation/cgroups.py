@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.errors import MachineError
 from arena.server.isolation.procfs import process
 
 ROOT = Path("/sys/fs/cgroup")
@@ -90,7 +91,7 @@ class CgroupLimits:
     """Processes and threads at once; past it fork and clone fail. None for no limit."""
 
 
-class CgroupError(OSError):
+class CgroupError(MachineError, OSError):
     """A cgroup that could not be created, joined or removed."""
 
 

@@ -43,7 +43,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.server.errors import BotError
+from arena.errors import MachineError
 from arena.server.isolation.cgroups import BotCgroup, RunCgroups
 
 LOCKS = Path(tempfile.gettempdir()) / "arena-cores"
@@ -63,7 +63,7 @@ class CpuMode(StrEnum):
     """Every seat asked at once, all bots on all cores: for trusted, fast bots."""
 
 
-class FairnessError(BotError):
+class FairnessError(MachineError):
     """`--cpu fair` on a machine where bots cannot be pinned and frozen, with why."""
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from arena.server.errors import BotError
+from arena.errors import MachineError
 
 FIRST_UID = 61000
 """The first uid given to a sealed bot; bot N (in entry order) gets the N-th free one from
@@ -73,7 +73,7 @@ class SandboxMode(StrEnum):
     """Run them unsealed, as the organizer's own user: for bots the organizer trusts."""
 
 
-class SandboxError(BotError):
+class SandboxError(MachineError):
     """`--sandbox on` on a machine where bots cannot be sealed, with why and what to do."""
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from distributed import Client, LocalCluster
 from distributed.security import Security
 
+from arena.errors import MachineError
 from arena.tournament.cluster.shipping import (
     Bundle,
     Packer,
@@ -28,7 +29,6 @@ from arena.tournament.cluster.shipping import (
 )
 from arena.tournament.cluster.worker import CLOSE_TIMEOUT, Ready, RunPlugin, _logs, _prepare
 from arena.tournament.config import TournamentConfig
-from arena.tournament.errors import ConfigError
 from arena.tournament.fingerprint import submission_fingerprint
 from arena.tournament.observer import Observer
 from arena.tournament.store import LOGS
@@ -48,7 +48,7 @@ class WorkerGone(Exception):
     """The worker a task was bound to left the cluster before the task ended."""
 
 
-class ClusterError(ConfigError):
+class ClusterError(MachineError):
     """A cluster that cannot be used (unreachable, no worker can play a bot), or a game that
     failed on it, with what to do; the games stored so far are kept."""
 
