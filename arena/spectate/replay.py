@@ -88,7 +88,7 @@ def _where(outcome: GameOutcome, turn: str) -> tuple[int, int | None]:
 def _head(outcome: GameOutcome, names: Sequence[str], log: BotLines | None = None) -> list[str]:
     spec = outcome.spec
     lines = [
-        f"Game {spec.game_id}: table {spec.table + 1}, deal {spec.deal + 1}, "
+        f"Game {spec.game_id}: table {spec.seating + 1}, deal {spec.deal + 1}, "
         f"seat rotation {spec.rotation}",
         f"Seats: {', '.join(names)}",
         LEGEND,

@@ -375,7 +375,7 @@ class TournamentConfig:
         if self.sample is None and size.games > MAX_ROUND_ROBIN_GAMES:
             suggestion = _suggest(len(names), seats)
             raise ConfigError(
-                f"the full round-robin is {size.tables} tables, {size.games} games: too many; "
+                f"the full round-robin is {size.seatings} tables, {size.games} games: too many; "
                 f"play a balanced sample with --sample TABLES (e.g. --sample {suggestion})"
             )
 

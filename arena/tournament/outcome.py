@@ -20,8 +20,9 @@ class GameSpec:
 
     game_id: str
     """Stable, readable and unique in the tournament, e.g. "t003-d01-r2"."""
-    table: int
-    """The table's index in the schedule."""
+    seating: int
+    """The index of its seating (its bots, one table of the game) in the schedule: stored as
+    `table`, as it always was, and shown in its id as `tNNN`."""
     deal: int
     """The deal's index within its table."""
     rotation: int
@@ -41,14 +42,14 @@ class GameSpec:
 
     @property
     def duplicate_set(self) -> tuple[int, int]:
-        """The (table, deal) this game belongs to: its rotations form one duplicate set."""
-        return self.table, self.deal
+        """The (seating, deal) this game belongs to: its rotations form one duplicate set."""
+        return self.seating, self.deal
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form; `from_dict` reads it back to an equal spec."""
         return {
             "game_id": self.game_id,
-            "table": self.table,
+            "table": self.seating,  # the stored key: older results folders resume
             "deal": self.deal,
             "rotation": self.rotation,
             "seats": list(self.seats),
@@ -61,7 +62,7 @@ class GameSpec:
         """Rebuild a spec written by `to_dict` (or read back from JSON)."""
         return cls(
             game_id=data["game_id"],
-            table=data["table"],
+            seating=data["table"],
             deal=data["deal"],
             rotation=data["rotation"],
             seats=tuple(data["seats"]),

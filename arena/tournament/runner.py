@@ -27,7 +27,7 @@ from arena.tournament.fingerprint import bot_fingerprint, differences, shown_com
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
-from arena.tournament.schedule import keep_tables, schedule
+from arena.tournament.schedule import keep_seatings, schedule
 from arena.tournament.seed import choose_seed
 from arena.tournament.standings import Standings
 from arena.tournament.store import (
@@ -97,7 +97,7 @@ class Design(Protocol):
 
 
 class TournamentDesign:
-    """The tournament's own design: every table of the schedule, as many deals as asked."""
+    """The tournament's own design: every seating of the schedule, as many deals as asked."""
 
     def identity(self) -> Mapping[str, Any]:
         """The rules alone."""
@@ -108,17 +108,17 @@ class TournamentDesign:
         return False
 
     def plan(self, config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
-        """Every table's deals (as many as asked, never fewer than are stored), with stored
-        tables keeping their numbers; only the gauntlet bot's, if one."""
+        """Every seating's deals (as many as asked, never fewer than are stored), with stored
+        seatings keeping their numbers; only the gauntlet bot's, if one."""
         assert config.seed is not None, "the seed is chosen first (arena.tournament.seed)"
         specs = schedule(
             [bot.name for bot in config.bots],
             config.settings(),
             max(config.deals, store.deals()),
             config.seed,
-            tables=config.sample,
+            seatings=config.sample,
         )
-        specs = keep_tables(specs, store.tables())
+        specs = keep_seatings(specs, store.seatings())
         if config.gauntlet is not None:
             specs = [spec for spec in specs if config.gauntlet in spec.seats]
         return specs

@@ -281,7 +281,7 @@ class ResultStore:
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (
                     spec.game_id,
-                    spec.table,
+                    spec.seating,
                     spec.deal,
                     spec.rotation,
                     spec_json,
@@ -348,9 +348,9 @@ class ResultStore:
         for spec, result, times in self._db.execute(query):
             yield decode_result(spec, result, times)
 
-    def tables(self) -> dict[tuple[str, ...], int]:
-        """The index of every table with a stored game, by its bots in seat order: a grown
-        tournament keeps these, and numbers its new tables after them."""
+    def seatings(self) -> dict[tuple[str, ...], int]:
+        """The index of every seating with a stored game, by its bots in seat order: a grown
+        tournament keeps these, and numbers its new seatings after them."""
         rows = self._db.execute("SELECT table_index, MIN(spec) FROM games GROUP BY table_index")
         return {tuple(json.loads(spec)["seats"]): index for index, spec in rows}
 

@@ -14,7 +14,7 @@ from tests.rules.helpers import drive
 def made_up(
     seats: Sequence[str],
     totals: Sequence[int],
-    table: int = 0,
+    seating: int = 0,
     deal: int = 0,
     rotation: int = 0,
     faults: Sequence[Fault] = (),
@@ -23,7 +23,7 @@ def made_up(
     """An outcome with the given totals and no rounds: for standings, which read only totals."""
     settings = Settings(players=len(seats))
     spec = GameSpec(
-        game_id(table, deal, rotation), table, deal, rotation, tuple(seats), 0, settings
+        game_id(seating, deal, rotation), seating, deal, rotation, tuple(seats), 0, settings
     )
     record = GameRecord(settings, rotation, (), tuple(totals), winners(totals))
     return GameOutcome(spec, record, tuple(faults), tuple(disqualified))

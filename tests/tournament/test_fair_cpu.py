@@ -72,8 +72,8 @@ class BothTables(TournamentDesign):
         settings = config.settings()
         return [
             GameSpec(
-                game_id(table, 0, rotation),
-                table,
+                game_id(seating, 0, rotation),
+                seating,
                 0,
                 rotation,
                 ("montecarlo", neighbour, "punctual"),
@@ -81,7 +81,7 @@ class BothTables(TournamentDesign):
                 settings,
             )
             for rotation in range(settings.players)
-            for table, neighbour in enumerate(NEIGHBOURS)
+            for seating, neighbour in enumerate(NEIGHBOURS)
         ]
 
 

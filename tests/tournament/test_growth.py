@@ -24,7 +24,7 @@ from arena.tournament.fingerprint import (
 from arena.tournament.outcome import Disqualification
 from arena.tournament.problems import LeftOut, find_problems
 from arena.tournament.runner import _newly_out
-from arena.tournament.schedule import keep_tables
+from arena.tournament.schedule import keep_seatings
 from arena.tournament.store import PLANNED, Entry
 from tests.tournament.helpers import made_up, played
 
@@ -35,20 +35,20 @@ def test_stored_tables_keep_their_numbers_and_new_ones_come_after() -> None:
     settings = Settings(players=2, end_score=20)
     three = schedule(["bob", "cyd", "dan"], settings, 1, 5)
     four = schedule(["ann", "bob", "cyd", "dan"], settings, 1, 5)  # "ann" sorts first
-    known = {spec.seats: spec.table for spec in three}
-    kept = keep_tables(four, known)
+    known = {spec.seats: spec.seating for spec in three}
+    kept = keep_seatings(four, known)
     assert all(spec in kept for spec in three)  # the same tables, ids and seeds
     new = [spec for spec in kept if "ann" in spec.seats]
-    assert sorted({spec.table for spec in new}) == [3, 4, 5]
+    assert sorted({spec.seating for spec in new}) == [3, 4, 5]
     assert {spec.game_id[:4] for spec in new} == {"t003", "t004", "t005"}
-    assert keep_tables(three, {}) == three  # a new tournament: the schedule's own numbers
+    assert keep_seatings(three, {}) == three  # a new tournament: the schedule's own numbers
 
 
 def test_the_disqualified_rank_last_the_first_one_out_last() -> None:
     games = [
-        made_up(["ann", "bob"], [30, 10], table=0),
-        made_up(["cyd", "dan"], [5, 40], table=1),
-        made_up(["ann", "cyd"], [1, 2], table=2),
+        made_up(["ann", "bob"], [30, 10], seating=0),
+        made_up(["cyd", "dan"], [5, 40], seating=1),
+        made_up(["ann", "cyd"], [1, 2], seating=2),
     ]
     out = {
         "cyd": Disqualification("cyd", "is disqualified after 20 faults", "t001-d00-r0", 2),
@@ -69,7 +69,7 @@ def test_the_disqualified_rank_last_the_first_one_out_last() -> None:
 def test_ranked_by_bullheads_per_game_when_bots_played_unequally() -> None:
     """A gauntlet entry plays fewer games: its total is not comparable, its mean is."""
     games = [made_up(["ann", "bob"], [10, 12], deal=d) for d in range(3)]
-    games.append(made_up(["ann", "new"], [10, 9], table=1))
+    games.append(made_up(["ann", "new"], [10, 9], seating=1))
     assert [line.bot for line in compute_standings(games).bots] == ["new", "ann", "bob"]
 
 
@@ -143,7 +143,7 @@ def test_the_store_keeps_bots_notes_and_replaces_a_bot(tmp_path: Path) -> None:
         out = Disqualification("bob", "is disqualified after 20 faults", "", 0)
         for spec in specs:
             store.save(played(spec), [out] if spec.game_id == "t000-d00-r1" else [])
-        assert store.tables() == {("ann", "bob"): 0, ("ann", "cyd"): 1, ("bob", "cyd"): 2}
+        assert store.seatings() == {("ann", "bob"): 0, ("ann", "cyd"): 1, ("bob", "cyd"): 2}
         assert store.deals() == 1 and store.notes() == {PLANNED: 6}
         gone = store.entries()["bob"].disqualified
         assert gone is not None and (gone.game_id, gone.order) == ("t000-d00-r1", 2)
@@ -169,8 +169,8 @@ def test_a_bot_is_put_out_in_the_game_that_holds_its_last_straw(tmp_path: Path) 
     bots["ann"] = Bot(BotSpec("ann", None), tmp_path / "ann.log", Referee("ann"))
     first = Fault(1, FaultKind.TIMEOUT, Decision.CARD, 0, 0, "late")
     straw = Fault(1, FaultKind.TIMEOUT, Decision.CARD, 0, 4, "late")
-    early = made_up(["ann", "bob"], [1, 2], table=0, faults=[first], disqualified=["bob"])
-    later = made_up(["ann", "bob"], [1, 2], table=1, faults=[straw], disqualified=["bob"])
+    early = made_up(["ann", "bob"], [1, 2], seating=0, faults=[first], disqualified=["bob"])
+    later = made_up(["ann", "bob"], [1, 2], seating=1, faults=[straw], disqualified=["bob"])
     assert referee.charge(first) is None and referee.charge(straw) is not None
     out: set[str] = set()
     assert _newly_out(early, bots, out) == []

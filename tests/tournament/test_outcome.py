@@ -63,3 +63,11 @@ def test_per_bot_helpers() -> None:
     assert outcome.faults_of("ann") == ()
     with pytest.raises(ValueError, match="'dan' did not play"):
         outcome.seat_of("dan")
+
+
+def test_a_specs_seating_is_stored_under_its_old_key_so_older_folders_resume() -> None:
+    spec = made_up(["ann", "bob"], [1, 2], seating=3, deal=1, rotation=1).spec
+    stored = spec.to_dict()
+    assert stored["table"] == 3 and "seating" not in stored
+    assert GameSpec.from_dict(json.loads(json.dumps(stored))) == spec
+    assert spec.game_id == "t003-d01-r1"

@@ -37,19 +37,19 @@ def games_per_bot(specs: list[GameSpec]) -> Counter[str]:
     return Counter(bot for spec in specs for bot in spec.seats)
 
 
-def meetings(tables: list[tuple[str, ...]], bots: list[str]) -> list[int]:
+def meetings(seatings: list[tuple[str, ...]], bots: list[str]) -> list[int]:
     """How often each pair of bots sat at one table."""
-    met = Counter(frozenset(pair) for table in tables for pair in combinations(table, 2))
+    met = Counter(frozenset(pair) for seating in seatings for pair in combinations(seating, 2))
     return [met[frozenset(pair)] for pair in combinations(bots, 2)]
 
 
 def test_full_round_robin() -> None:
     specs = schedule(BOTS, Settings(players=3), deals=2, seed=1)
     size = round_robin_size(len(BOTS), 3, 2)
-    assert (size.tables, size.games) == (10, 60)
+    assert (size.seatings, size.games) == (10, 60)
     assert len(specs) == size.games
     assert {frozenset(spec.seats) for spec in specs} == {
-        frozenset(table) for table in combinations(BOTS, 3)
+        frozenset(seating) for seating in combinations(BOTS, 3)
     }
     assert set(games_per_bot(specs).values()) == {size.games_per_bot}
     assert len({spec.game_id for spec in specs}) == len(specs)
@@ -57,7 +57,7 @@ def test_full_round_robin() -> None:
 
 def test_specs_in_schedule_order_with_sorted_seats() -> None:
     specs = schedule(BOTS, Settings(players=3), deals=2, seed=1)
-    places = [(spec.table, spec.deal, spec.rotation) for spec in specs]
+    places = [(spec.seating, spec.deal, spec.rotation) for spec in specs]
     assert places == sorted(places)
     assert specs[0].game_id == "t000-d00-r0"
     assert specs[7].game_id == "t001-d00-r1"
@@ -69,7 +69,7 @@ def test_one_table_when_the_bots_fill_it() -> None:
     specs = schedule(BOTS, Settings(players=5), deals=3, seed=1)
     assert {spec.seats for spec in specs} == {("ann", "bob", "cyd", "dan", "eve")}
     assert len(specs) == 3 * 5
-    assert round_robin_size(5, 5, 3).tables == 1
+    assert round_robin_size(5, 5, 3).seatings == 1
 
 
 def test_round_robin_in_combination_order() -> None:
@@ -86,7 +86,7 @@ def test_every_bot_holds_every_hand_of_a_deal() -> None:
     specs = schedule(BOTS, settings, deals=2, seed=3)
     sets: dict[tuple[int, int], list[GameSpec]] = defaultdict(list)
     for spec in specs:
-        sets[spec.table, spec.deal].append(spec)
+        sets[spec.seating, spec.deal].append(spec)
     for games in sets.values():
         assert sorted(spec.rotation for spec in games) == [0, 1, 2, 3]
         assert len({spec.seed for spec in games}) == 1
@@ -146,22 +146,22 @@ def test_same_schedule_whatever_the_entry_order(
 
 def test_same_inputs_same_schedule() -> None:
     game = Settings(players=4)
-    assert schedule(BOTS, game, 2, 9, tables=5) == schedule(list(BOTS), game, 2, 9, tables=5)
+    assert schedule(BOTS, game, 2, 9, seatings=5) == schedule(list(BOTS), game, 2, 9, seatings=5)
 
 
 def test_balanced_schedule() -> None:
     bots = [f"bot{i}" for i in range(9)]
-    specs = schedule(bots, Settings(players=3), deals=2, seed=4, tables=12)
+    specs = schedule(bots, Settings(players=3), deals=2, seed=4, seatings=12)
     size = sample_size(9, 3, 12, 2)
     assert len(specs) == size.games == 12 * 2 * 3
     assert set(games_per_bot(specs).values()) == {size.games_per_bot}
-    tables = sorted({spec.seats for spec in specs})
-    assert len(tables) == 12
-    assert meetings(tables, bots) == [1] * comb(9, 2)  # a Steiner triple system
+    seatings = sorted({spec.seats for spec in specs})
+    assert len(seatings) == 12
+    assert meetings(seatings, bots) == [1] * comb(9, 2)  # a Steiner triple system
 
 
 @pytest.mark.parametrize(
-    ("bots", "players", "tables"),
+    ("bots", "players", "seatings"),
     [
         (7, 3, 7),  # Fano plane: every pair exactly once
         (8, 4, 14),  # every pair exactly 3 times
@@ -174,12 +174,12 @@ def test_balanced_schedule() -> None:
         (6, 3, 18),  # more than half the round-robin: built as a complement
     ],
 )
-def test_balanced_sample_pairs_meet_evenly(bots: int, players: int, tables: int) -> None:
+def test_balanced_sample_pairs_meet_evenly(bots: int, players: int, seatings: int) -> None:
     names = [f"b{i:02d}" for i in range(bots)]
-    sample = balanced_sample(names, players, tables, seed=0)
-    assert len(set(sample)) == tables
-    assert set(Counter(bot for table in sample for bot in table).values()) == {
-        tables * players // bots
+    sample = balanced_sample(names, players, seatings, seed=0)
+    assert len(set(sample)) == seatings
+    assert set(Counter(bot for seating in sample for bot in seating).values()) == {
+        seatings * players // bots
     }
     met = meetings(sample, names)
     assert max(met) - min(met) <= 1
@@ -191,23 +191,23 @@ def samples(draw: st.DrawFn) -> tuple[int, int, int]:
     bots = draw(st.integers(3, 8))
     players = draw(st.integers(2, bots))
     step = bots // gcd(bots, players)
-    tables = step * draw(st.integers(1, comb(bots, players) // step))
-    return bots, players, tables
+    seatings = step * draw(st.integers(1, comb(bots, players) // step))
+    return bots, players, seatings
 
 
 @given(sample=samples(), seed=strategies.seeds)
 @settings(max_examples=40, deadline=None)
 def test_balanced_sample_invariants(sample: tuple[int, int, int], seed: int) -> None:
-    bots, players, tables = sample
+    bots, players, seatings = sample
     names = [f"b{i}" for i in range(bots)]
-    chosen = balanced_sample(names, players, tables, seed)
-    assert len(chosen) == len(set(chosen)) == tables
+    chosen = balanced_sample(names, players, seatings, seed)
+    assert len(chosen) == len(set(chosen)) == seatings
     assert set(chosen) <= set(round_robin(names, players))
     assert chosen == sorted(chosen)
-    appearances = Counter(bot for table in chosen for bot in table)
+    appearances = Counter(bot for seating in chosen for bot in seating)
     assert sorted(appearances) == names
-    assert set(appearances.values()) == {tables * players // bots}
-    assert balanced_sample(names, players, tables, seed) == chosen
+    assert set(appearances.values()) == {seatings * players // bots}
+    assert balanced_sample(names, players, seatings, seed) == chosen
 
 
 def test_whole_round_robin_as_a_sample() -> None:
@@ -221,10 +221,10 @@ def test_unequal_sample_names_valid_choices() -> None:
         balanced_sample([f"b{i}" for i in range(10)], 4, 12, seed=0)
 
 
-@pytest.mark.parametrize("tables", [0, 11])
-def test_sample_size_within_the_round_robin(tables: int) -> None:
-    with pytest.raises(ValueError, match=f"1 to 10 tables .*not {tables}"):
-        schedule(BOTS, Settings(players=3), 1, 0, tables=tables)
+@pytest.mark.parametrize("seatings", [0, 11])
+def test_sample_size_within_the_round_robin(seatings: int) -> None:
+    with pytest.raises(ValueError, match=f"1 to 10 tables .*not {seatings}"):
+        schedule(BOTS, Settings(players=3), 1, 0, seatings=seatings)
 
 
 def test_refuses_a_bot_entered_twice() -> None:
@@ -247,8 +247,8 @@ def test_the_draft_is_played_once_per_seat_rotation() -> None:
     draft = Settings(players=3, variant=Variant.PROFESSIONAL_DRAFT)
     specs = schedule(BOTS, draft, 1, 0)
     assert len(specs) == comb(5, 3) * 3
-    for table in {spec.table for spec in specs}:
-        assert sorted(s.rotation for s in specs if s.table == table) == [0, 1, 2]
+    for seating in {spec.seating for spec in specs}:
+        assert sorted(s.rotation for s in specs if s.seating == seating) == [0, 1, 2]
     with pytest.raises(ValueError, match="professional-draft variant deals nothing at random"):
         schedule(BOTS, draft, 2, 0)
 

@@ -56,10 +56,10 @@ def test_ranked_by_total_bullheads() -> None:
 
 def test_equal_totals_ranked_by_mean_then_name() -> None:
     outcomes = [
-        made_up(["dan", "zed"], [10, 0], table=0),
-        made_up(["bob", "zed"], [5, 0], table=1),
-        made_up(["bob", "zed"], [5, 0], table=1, rotation=1),
-        made_up(["amy", "zed"], [10, 0], table=2),
+        made_up(["dan", "zed"], [10, 0], seating=0),
+        made_up(["bob", "zed"], [5, 0], seating=1),
+        made_up(["bob", "zed"], [5, 0], seating=1, rotation=1),
+        made_up(["amy", "zed"], [10, 0], seating=2),
     ]
     standings = compute_standings(outcomes)
     # bob: 10 in 2 games beats amy and dan's 10 in 1; amy and dan tie on both: by name.
@@ -89,7 +89,7 @@ def test_pairwise_differences() -> None:
 
 def test_pairings_only_for_bots_that_met() -> None:
     standings = compute_standings(
-        [made_up(["ann", "bob"], [1, 2]), made_up(["cyd", "dan"], [3, 4], table=1)]
+        [made_up(["ann", "bob"], [1, 2]), made_up(["cyd", "dan"], [3, 4], seating=1)]
     )
     assert standings.pairing("ann", "cyd") is None
     assert len(standings.pairings) == 4
@@ -181,7 +181,7 @@ def test_interval_holds_the_mean_and_is_deterministic() -> None:
 
 def test_interval_of_a_bot_ignores_other_bots_games() -> None:
     outcomes = duplicate_sets([1, 5], [7, 3], [2, 2])
-    more = [*outcomes, made_up(["cyd", "dan"], [4, 4], table=1)]
+    more = [*outcomes, made_up(["cyd", "dan"], [4, 4], seating=1)]
     assert ci_of(more) == ci_of(outcomes)
 
 

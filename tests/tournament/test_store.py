@@ -107,7 +107,7 @@ from tests.tournament.helpers import made_up
 
 with ResultStore(sys.argv[1], {"crash": True}) as store:
     for index in range(100_000):
-        store.save(made_up(["ann", "bob"], [index, 66], table=index))
+        store.save(made_up(["ann", "bob"], [index, 66], seating=index))
         print(index, flush=True)
 """
 

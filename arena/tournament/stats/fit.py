@@ -120,8 +120,8 @@ class _Unit:
     """The games of one deal (one seed): each table that played it, with its games and each of
     its bots' bullheads, by bot index."""
 
-    tables: dict[tuple[int, ...], list[float]] = field(default_factory=dict)
-    """Table (its bots' indexes, sorted) -> [games, bullheads of its first bot, second, ...]."""
+    seatings: dict[tuple[int, ...], list[float]] = field(default_factory=dict)
+    """Seating (its bots' indexes, sorted) -> [games, bullheads of its first bot, second, ...]."""
 
 
 class FitData:
@@ -145,22 +145,22 @@ class FitData:
         )
         key = tuple(index for index, _ in seated)
         unit = self._units.setdefault(spec.seed, _Unit())
-        row = unit.tables.setdefault(key, [0.0] * (len(key) + 1))
+        row = unit.seatings.setdefault(key, [0.0] * (len(key) + 1))
         row[0] += 1
         for place, (_, total) in enumerate(seated, start=1):
             row[place] += total
         for bot in spec.seats:
-            self._rotations[bot, spec.table, spec.deal] += 1
-        self._players[spec.table, spec.deal] = spec.settings.players
-        self._seeds[spec.table, spec.deal] = spec.seed
+            self._rotations[bot, spec.seating, spec.deal] += 1
+        self._players[spec.seating, spec.deal] = spec.settings.players
+        self._seeds[spec.seating, spec.deal] = spec.seed
 
     def whole_deals(self) -> dict[str, int]:
         """Whole deals each bot played: the deals (seeds: the same cards at two tables, as in
         `arena compare`, are one deal) of which it played every rotation at some table."""
         whole: dict[str, set[int]] = {bot: set() for bot in self._index}
-        for (bot, table, deal), games in self._rotations.items():
-            if games >= self._players[table, deal]:
-                whole[bot].add(self._seeds[table, deal])
+        for (bot, seating, deal), games in self._rotations.items():
+            if games >= self._players[seating, deal]:
+                whole[bot].add(self._seeds[seating, deal])
         return {bot: len(seeds) for bot, seeds in whole.items()}
 
     def fit(self, resamples: int = RESAMPLES, seed: int = 0) -> Fit:
@@ -215,9 +215,9 @@ def _linked(bots: int, units: Sequence[_Unit]) -> bool:
         return bot
 
     for unit in units:
-        for table in unit.tables:
-            for other in table[1:]:
-                parent[root(other)] = root(table[0])
+        for seating in unit.seatings:
+            for other in seating[1:]:
+                parent[root(other)] = root(seating[0])
     return len({root(bot) for bot in range(bots)}) == 1
 
 
@@ -237,15 +237,15 @@ class _Design:
         seat_games: dict[int, float] = {}
         seats: dict[int, float] = {}
         for index, unit in enumerate(units):
-            for table, row in unit.tables.items():
-                played, size = row[0], len(table)
+            for seating, row in unit.seatings.items():
+                played, size = row[0], len(seating)
                 seat_games[index] = seat_games.get(index, 0.0) + played
                 seats[index] = seats.get(index, 0.0) + played * size
-                for place, bot in enumerate(table, start=1):
+                for place, bot in enumerate(seating, start=1):
                     games[bot][index] = games[bot].get(index, 0.0) + played
                     taken[bot][index] = taken[bot].get(index, 0.0) + row[place]
-                for a in table:
-                    for b in table:
+                for a in seating:
+                    for b in seating:
                         if a <= b:
                             meet = meets.setdefault((a, b), {})
                             meet[index] = meet.get(index, 0.0) + played / size

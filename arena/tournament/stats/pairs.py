@@ -27,10 +27,10 @@ from arena.tournament.errors import ScheduleError
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.schedule import deal_seed, game_id
 
-NEW_TABLE = 0
-"""The `table` of NEW's games in the specs (their ids start `t000-`)."""
-OLD_TABLE = 1
-"""The `table` of OLD's games (`t001-`): the two games of a pair share deal and rotation."""
+NEW_SEATING = 0
+"""The `seating` of NEW's games in the specs (their ids start `t000-`)."""
+OLD_SEATING = 1
+"""The `seating` of OLD's games (`t001-`): the two games of a pair share deal and rotation."""
 SEED_KEY = "compare:candidate"
 """Stands for the candidate in the deals' seed key: not a bot name (bot names have no ':'), and
 the same for NEW and OLD, so that both get the same cards."""
@@ -63,12 +63,12 @@ def paired_schedule(
         seat = candidate_seat(deal, players)
         deal_key = deal_seed(seed, [SEED_KEY, *names], deal)
         for rotation in range(players):
-            for table, candidate in ((NEW_TABLE, new), (OLD_TABLE, old)):
+            for seating, candidate in ((NEW_SEATING, new), (OLD_SEATING, old)):
                 seats = (*names[:seat], candidate, *names[seat:])
                 specs.append(
                     GameSpec(
-                        game_id(table, deal, rotation),
-                        table,
+                        game_id(seating, deal, rotation),
+                        seating,
                         deal,
                         rotation,
                         seats,
@@ -92,21 +92,21 @@ class PairedDeals:
     next_deal: int = 0
     """The first deal not yet handed out."""
     _games: dict[int, dict[tuple[int, int], int]] = field(default_factory=dict)
-    """The candidate's bullheads by (table, rotation), for each deal not yet handed out."""
+    """The candidate's bullheads by (seating, rotation), for each deal not yet handed out."""
 
     def add(self, outcome: GameOutcome) -> list[float]:
         """Take one finished game; the differences of the deals it completes (often none)."""
         spec = outcome.spec
         if spec.deal < self.next_deal:
             return []  # a deal already handed out: a game stored twice
-        candidate = self.new if spec.table == NEW_TABLE else self.old
+        candidate = self.new if spec.seating == NEW_SEATING else self.old
         games = self._games.setdefault(spec.deal, {})
-        games[spec.table, spec.rotation] = outcome.bullheads_of(candidate)
+        games[spec.seating, spec.rotation] = outcome.bullheads_of(candidate)
         ready = []
         while len(self._games.get(self.next_deal, ())) == 2 * self.players:
             games = self._games.pop(self.next_deal)
             rotations = range(self.players)
-            total = sum(games[NEW_TABLE, r] - games[OLD_TABLE, r] for r in rotations)
+            total = sum(games[NEW_SEATING, r] - games[OLD_SEATING, r] for r in rotations)
             ready.append(total / self.players)
             self.next_deal += 1
         return ready

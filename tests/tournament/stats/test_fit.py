@@ -93,7 +93,7 @@ def test_any_balanced_round_robin_fits_the_means(
         made_up(
             spec.seats,
             [rng.randrange(0, 40) for _ in spec.seats],
-            spec.table,
+            spec.seating,
             spec.deal,
             spec.rotation,
         )
@@ -169,8 +169,8 @@ def test_intervals_need_two_whole_deals() -> None:
 
 def test_bots_that_never_met_get_no_fit() -> None:
     outcomes = [
-        made_up(("a", "b"), [3, 5], table=0, rotation=0),
-        made_up(("c", "d"), [4, 6], table=1, rotation=0),
+        made_up(("a", "b"), [3, 5], seating=0, rotation=0),
+        made_up(("c", "d"), [4, 6], seating=1, rotation=0),
     ]
     fit = fitted(outcomes)
     assert fit.lines == {} and "never met" in fit.note

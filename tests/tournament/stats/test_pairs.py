@@ -10,8 +10,8 @@ import pytest
 from arena.rules import Settings
 from arena.tournament import ScheduleError
 from arena.tournament.stats.pairs import (
-    NEW_TABLE,
-    OLD_TABLE,
+    NEW_SEATING,
+    OLD_SEATING,
     PairedDeals,
     candidate_seat,
     paired_schedule,
@@ -26,7 +26,7 @@ def test_every_deal_in_every_rotation_once_with_each_candidate() -> None:
     assert len(specs) == 3 * 3 * 2
     assert len({spec.game_id for spec in specs}) == len(specs)
     for new, old in zip(specs[::2], specs[1::2], strict=True):
-        assert (new.table, old.table) == (NEW_TABLE, OLD_TABLE)
+        assert (new.seating, old.seating) == (NEW_SEATING, OLD_SEATING)
         assert (new.deal, new.rotation, new.seed) == (old.deal, old.rotation, old.seed)
         seat = candidate_seat(new.deal, 3)
         assert new.seats[seat] == "new" and old.seats[seat] == "old"
@@ -53,13 +53,13 @@ def test_deals_are_handed_out_in_order_once_complete_whatever_order_games_end() 
     outcomes = []
     for spec in specs:
         totals = [rng.randrange(20) for _ in spec.seats]
-        outcome = made_up(spec.seats, totals, spec.table, spec.deal, spec.rotation)
+        outcome = made_up(spec.seats, totals, spec.seating, spec.deal, spec.rotation)
         outcomes.append(outcome)
     expected = []
     for deal in range(3):
         games = [o for o in outcomes if o.spec.deal == deal]
-        new = [o.bullheads_of("new") for o in games if o.spec.table == NEW_TABLE]
-        old = [o.bullheads_of("old") for o in games if o.spec.table == OLD_TABLE]
+        new = [o.bullheads_of("new") for o in games if o.spec.seating == NEW_SEATING]
+        old = [o.bullheads_of("old") for o in games if o.spec.seating == OLD_SEATING]
         expected.append((sum(new) - sum(old)) / 3)
     shuffled = outcomes[:]
     rng.shuffle(shuffled)
