@@ -120,8 +120,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy arena bench scripts
 
+# The whole suite in TEST_WORKERS processes (pytest-xdist), each test file in one of them: most
+# of a test's time is waiting on the processes it starts, so two share two cores well. Every
+# fixture that looks for leftovers looks at its own process's children and cgroups only, and the
+# fair-CPU tests assert what another worker's load cannot move. TEST_WORKERS=0 runs them in this
+# one process.
+TEST_WORKERS ?= 2
+
 unit: $(STAMP) grpc-cpp bots browser sandbox
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The unit tests alone, in seconds: everything not marked `integration` (no server, no bot
 # process, no browser). `make test` runs them all.
