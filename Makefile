@@ -120,16 +120,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy arena bench scripts
 
-# The whole suite, in TEST_WORKERS processes when it is given (pytest-xdist, each test file in
-# one of them): most of a test's time is waiting on the processes it starts, so on a quiet
-# 2-core machine `make test TEST_WORKERS=2` ran its tests in 5:24 (a fresh clone), 9:44 under
-# two busy loops, where it doubles the load and bots at 0.3 s deadlines time out (4 tests fail).
-# Every leftover check looks at its own process's children and cgroups only. The default, 0,
-# runs the suite in this one process.
-TEST_WORKERS ?= 0
+# The whole suite. Most of a test's time is waiting on the processes it starts, so it runs in
+# TEST_WORKERS processes (pytest-xdist, each test file in one of them), except the files whose bots
+# play at tight deadlines (marked `alone`, listed in tests/conftest.py), which run after the rest
+# in one process, so that the suite's own workers never double the load their deadlines meet.
+# Every leftover check looks at its own process's children and cgroups only. TEST_WORKERS=0 runs
+# everything in this one process.
+TEST_WORKERS ?= 2
 
 unit: $(STAMP) grpc-cpp bots browser sandbox
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
+ifeq ($(TEST_WORKERS),0)
+	$(BIN)/pytest
+else
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not alone"
+	$(BIN)/pytest -m alone
+endif
 
 # The unit tests alone, in seconds: everything not marked `integration` (no server, no bot
 # process, no browser). `make test` runs them all.
