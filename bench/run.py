@@ -40,10 +40,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from tabulate import tabulate
-
 from bench import engine
 from bench.cpu import machine_busy
+from bench.report import best_floor, one_at_a_time, report
 
 
 @dataclass(frozen=True)
@@ -313,16 +312,6 @@ def _own_cpu() -> float:
     return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
 
 
-def _best_floor(results: dict[str, Any]) -> dict[str, Any]:
-    best: dict[str, Any] = max(results["floor"]["levels"], key=lambda r: r["round_trips_per_s"])
-    return best
-
-
-def _one_at_a_time(results: dict[str, Any]) -> dict[str, Any]:
-    level: dict[str, Any] = results["floor"]["levels"][0]
-    return level
-
-
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Each target of issue 7 that the measured sections allow to judge, and whether it is met."""
     found = []
@@ -336,14 +325,14 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         add(f"engine / baseline, {entry['players']} players", ratio, 1.0, at_least=True)
     if "floor" in results and "e2e" in results:
         first, default = results["e2e"][0], results["e2e"][-1]
-        best = _best_floor(results)["round_trips_per_s"]
+        best = best_floor(results)["round_trips_per_s"]
         add(
             "e2e decisions/s / floor's best round trips/s, default concurrency",
             default["decisions_per_s"] / best,
             0.6,
             at_least=True,
         )
-        rtt = _one_at_a_time(results)["median_rtt_s"]
+        rtt = one_at_a_time(results)["median_rtt_s"]
         add(
             "e2e median decision latency / floor round trip, concurrency 1",
             first["median_latency_s"] / rtt,
@@ -367,249 +356,6 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             at_least=False,
         )
     return found
-
-
-def table(results: dict[str, Any]) -> str:
-    """The figures as one table: what, how much, against what baseline, the ratio."""
-    rows: list[list[Any]] = []
-    for entry in results.get("engine", []):
-        base = entry["baseline_games_per_s"]
-        for name, label in (("engine", "engine"), ("engine_async", "engine, async driver")):
-            value = entry[f"{name}_games_per_s"]
-            rows.append(
-                [
-                    f"{label}, {entry['players']} players",
-                    "games/CPU-s",
-                    f"{value:,.0f}",
-                    f"{base:,.0f} plain loop",
-                    f"{value / base:.2f}",
-                ]
-            )
-    if "floor" in results:
-        for level in results["floor"]["levels"]:
-            what = f"gRPC floor, {level['in_flight']} in flight"
-            rows.append([what, "round trips/s", f"{level['round_trips_per_s']:,.0f}", "", ""])
-            if "median_rtt_s" in level:
-                rows.append([what, "median round trip", _ms(level["median_rtt_s"]), "", ""])
-            cpu = level["server_cpu_per_round_trip_s"] + level["client_cpu_per_round_trip_s"]
-            rows.append([what, "CPU per round trip", _us(cpu), "both sides", ""])
-    best = _best_floor(results)["round_trips_per_s"] if "floor" in results else None
-    rtt = _one_at_a_time(results)["median_rtt_s"] if "floor" in results else None
-    for entry in results.get("e2e", []):
-        what = f"end to end, concurrency {entry['concurrency']}"
-        rate = entry["decisions_per_s"]
-        rows.append(
-            [
-                what,
-                "decisions/s",
-                f"{rate:,.0f}",
-                f"{best:,.0f} floor best" if best else "",
-                f"{rate / best:.2f}" if best else "",
-            ]
-        )
-        rows.append([what, "games/s", f"{entry['games_per_s']:.1f}", "", ""])
-        for key, label in (
-            ("median_latency_s", "median latency"),
-            ("p99_latency_s", "p99 latency"),
-            ("median_row_latency_s", "median, row decisions"),
-        ):
-            latency = entry[key]
-            if latency is None:
-                continue
-            rows.append(
-                [
-                    what,
-                    label,
-                    _ms(latency),
-                    f"{_ms(rtt)} floor round trip" if rtt else "",
-                    f"{latency / rtt:.1f}" if rtt else "",
-                ]
-            )
-        cpu = entry["arena_cpu_per_decision_s"] + entry["bots_cpu_per_decision_s"]
-        rows.append(
-            [
-                what,
-                "CPU per decision",
-                _us(cpu),
-                f"arena {_us(entry['arena_cpu_per_decision_s'])}",
-                "",
-            ]
-        )
-        if entry["faults"]:
-            kinds = ", ".join(f"{n} {kind}" for kind, n in entry["faults_by_kind"].items())
-            rows.append([what, "faults", kinds, "", ""])
-    memory = results.get("memory", [])
-    for entry in memory:
-        short = memory[0]["peak_rss_bytes"]
-        rows.append(
-            [
-                f"arena memory, {entry['games']:,} games",
-                "peak RSS",
-                f"{entry['peak_rss_bytes'] / 2**20:.1f} MiB",
-                f"{short / 2**20:.1f} MiB, {memory[0]['games']} games",
-                f"{entry['peak_rss_bytes'] / short:.2f}",
-            ]
-        )
-    rows.extend(_cluster_rows(results.get("cluster")))
-    rows.extend(_sealing_rows(results.get("sealing")))
-    rows.extend(_fair_rows(results.get("fair")))
-    headers = ["measured", "figure", "value", "baseline", "ratio"]
-    return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
-
-
-def _fair_rows(fair: dict[str, Any] | None) -> list[list[Any]]:
-    """The fair-CPU section's rows: fast bots' decisions/s fair against shared, a freeze and
-    thaw per decision, and the recorded answer times against the bot's own clock."""
-    if not fair:
-        return []
-    rates = fair["rates"]
-    shared = rates["shared"]["decisions_per_s"]
-    value = rates["fair"]["decisions_per_s"]
-    rows: list[list[Any]] = [
-        [
-            "fast bots, fair CPU (one decider at a time)",
-            "decisions/s",
-            f"{value:,.0f}",
-            f"{shared:,.0f} shared (all at once)",
-            f"{rates['ratio']:.2f}",
-        ]
-    ]
-    freeze = fair["freeze"]
-    if "skipped" in freeze:
-        rows.append(["freeze and thaw", "skipped", freeze["skipped"], "", ""])
-    else:
-        for kind, label in (("idle", "an idle bot"), ("busy", "a bot with 16 busy processes")):
-            cycle = freeze[kind]
-            rows.append(
-                [
-                    f"thaw and freeze {label}, per decision",
-                    "median / p99",
-                    f"{cycle['median_us']:,.0f} / {cycle['p99_us']:,.0f} µs",
-                    "",
-                    "",
-                ]
-            )
-    for entry in fair["accuracy"]:
-        rows.append(
-            [
-                f"recorded answer time - the bot's own, {entry['mode']} CPU",
-                "median / p99",
-                f"{entry['median_us'] / 1000:+.2f} / {entry['p99_us'] / 1000:+.2f} ms",
-                f"{entry['own_median_ms']:.1f} ms thought",
-                "",
-            ]
-        )
-    return rows
-
-
-def _sealing_rows(sealing: dict[str, Any] | None) -> list[list[Any]]:
-    """The sealing section's rows: start-up sealed against unsealed, and each tournament's
-    decisions/s against the baseline's (unsealed, one process for all games)."""
-    if not sealing:
-        return []
-    if "skipped" in sealing:
-        return [["sealing", "skipped", sealing["skipped"], "", ""]]
-    startup = sealing["startup"]
-    sealed, unsealed = startup["sealed"]["median_s"], startup["unsealed"]["median_s"]
-    rows: list[list[Any]] = [
-        [
-            "bot start-up to hello, sealed",
-            "median",
-            _ms(sealed),
-            f"{_ms(unsealed)} unsealed",
-            f"{sealed / unsealed:.2f}",
-        ]
-    ]
-    base, *others = sealing["runs"]
-    rate = base["decisions_per_s"]
-    rows.append([base["label"], "decisions/s", f"{rate:,.0f}", "(the baseline)", ""])
-    for run in others:  # the ratio: the median of each round's, against that round's baseline
-        value = run["decisions_per_s"]
-        rows.append(
-            [run["label"], "decisions/s", f"{value:,.0f}", f"{rate:,.0f}", f"{run['ratio']:.2f}"]
-        )
-    return rows
-
-
-def _cluster_rows(cluster: dict[str, Any] | None) -> list[list[Any]]:
-    """The cluster section's rows: each executor's rate against the local one's, the overhead
-    a game, a worker's memory against its short tournament's."""
-    if not cluster:
-        return []
-    rows: list[list[Any]] = []
-    local, *workers = cluster["speed"]
-    base = f"{local['games_per_s']:.1f} local executor"
-    rows.append(["local executor", "games/s", f"{local['games_per_s']:.1f}", "", ""])
-    for entry in workers:
-        what = f"cluster, {entry['workers']} worker{'s' * (entry['workers'] > 1)}"
-        what += f" x {entry['threads']} thread{'s' * (entry['threads'] > 1)}"
-        ratio = entry["games_per_s"] / local["games_per_s"]
-        rows.append([what, "games/s", f"{entry['games_per_s']:.1f}", base, f"{ratio:.2f}"])
-        overhead = entry["ms_per_game"] - local["ms_per_game"]
-        rows.append(
-            [
-                what,
-                "overhead a game",
-                f"{overhead:+.1f} ms",
-                f"{local['ms_per_game']:.1f} ms local",
-                f"{entry['ms_per_game'] / local['ms_per_game']:.2f}",
-            ]
-        )
-        cpu = entry["organizer_cpu_ms_per_game"] + entry.get("worker_cpu_ms_per_game", 0.0)
-        rows.append(
-            [
-                what,
-                "arena CPU a game",
-                f"{cpu:.1f} ms",
-                f"{local['organizer_cpu_ms_per_game']:.1f} ms local",
-                f"{cpu / local['organizer_cpu_ms_per_game']:.2f}",
-            ]
-        )
-    memory = cluster["memory"]
-    short = memory[0]["worker_peak_rss_bytes"]
-    for entry in memory:
-        rows.append(
-            [
-                f"worker memory, {entry['games']:,} games",
-                "peak RSS",
-                f"{entry['worker_peak_rss_bytes'] / 2**20:.1f} MiB",
-                f"{short / 2**20:.1f} MiB, {memory[0]['games']} games",
-                f"{entry['worker_peak_rss_bytes'] / short:.2f}",
-            ]
-        )
-    return rows
-
-
-_ALIGN = ("left", "left", "right", "left", "right")
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def _us(seconds: float) -> str:
-    return f"{seconds * 1e6:.0f} µs"
-
-
-def report(results: dict[str, Any]) -> str:
-    """The table, the targets, and what the machine was doing."""
-    lines = [table(results), ""]
-    for target in results["targets"]:
-        sign = "≥" if target["target"].startswith(("engine", "e2e decisions")) else "≤"
-        verdict = "met" if target["met"] else "NOT met"
-        lines.append(
-            f"{verdict:>7}: {target['target']}: {target['ratio']:.2f} "
-            f"(target {sign} {target['limit']})"
-        )
-    info, load = results["machine"], results["load"]
-    lines.append("")
-    lines.append(
-        f"{info['date']}, {info['cores']} cores ({info['cpu']}), Python {info['python']}; "
-        f"{load['seconds']:.0f} s; other processes kept {load['other_processes_cores']:.1f} "
-        f"cores busy (load average {load['load_average_before']:.1f} before, "
-        f"{load['load_average_after']:.1f} after)"
-    )
-    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
