@@ -163,6 +163,15 @@ def certificates(folder: Path) -> Certificates:
     return Certificates(ca, cert, key)
 
 
+def _scheduler_address(scheduler_file: Path) -> str:
+    """The address in a scheduler's file; empty while the file is missing or not yet written."""
+    try:
+        address = json.loads(scheduler_file.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return ""
+    return str(address)
+
+
 @contextlib.contextmanager
 def dask_cluster(
     folder: Path, names: tuple[str, ...] = ("w1", "w2"), tls: Certificates | None = None
@@ -182,10 +191,11 @@ def dask_cluster(
         scheduler = [DASK, "scheduler", "--port", "0", "--scheduler-file", scheduler_file]
         started.append(_start(scheduler + common, folder / "scheduler.log"))
         deadline = time.monotonic() + START_TIMEOUT
-        while not scheduler_file.is_file() and time.monotonic() < deadline:
+        # The scheduler creates its file before it writes it: wait until it holds the address.
+        while not _scheduler_address(scheduler_file) and time.monotonic() < deadline:
             assert started[0].poll() is None, (folder / "scheduler.log").read_text()
             time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
+        address = _scheduler_address(scheduler_file)
         assert address.startswith(("tls" if tls else "tcp") + "://127.0.0.1:")
         cluster = DaskCluster(address, folder, started=started)
         for name in names:
