@@ -153,8 +153,14 @@ class Connection:
                     done, _ = await asyncio.wait(
                         awaited, timeout=due - now, return_when=asyncio.FIRST_COMPLETED
                     )
-                    late = loop.time() - due
-                    if not done and late > STALL:
+                    # How late the loop was at the deadline: when the timer woke it, or, when the
+                    # answer was read in the same turn as a late timer, when it was read (the
+                    # bot's answer waited in the stream while the loop was stuck).
+                    if not done:
+                        late = loop.time() - due
+                    else:
+                        late = (waiting.read if waiting.read is not None else due) - due
+                    if late > STALL:
                         stalled += late
                     continue
                 if not settled:  # an answer that arrived but is not read yet still counts

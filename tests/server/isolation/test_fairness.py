@@ -39,7 +39,12 @@ async def written(connection: Connection) -> pb.Request:
     return request
 
 
-def test_a_stall_of_the_arena_itself_is_never_the_bots_timeout() -> None:
+@pytest.mark.parametrize("after", [0.0002, None], ids=["after-the-timer", "with-the-timer"])
+def test_a_stall_of_the_arena_itself_is_never_the_bots_timeout(after: float | None) -> None:
+    """The answer that came during the stall is read just after the late deadline timer, or
+    (None) in the same turn of the loop, before the waiting task sees the timer: either way the
+    stall is the arena's."""
+
     async def scenario() -> tuple[int, float]:
         connection = Connection("bot")
         request_id = connection.request("g", Decision.CARD, VIEW, 0.2)
@@ -48,7 +53,10 @@ def test_a_stall_of_the_arena_itself_is_never_the_bots_timeout() -> None:
         await asyncio.sleep(0.05)
         time.sleep(0.5)  # the arena's loop is stuck (a slow write, say) past the deadline ...
         loop = asyncio.get_running_loop()  # ... and the answer that came meanwhile is read late
-        loop.call_later(0.0002, connection.receive, answer_to(request_id))
+        if after is None:
+            connection.receive(answer_to(request_id))
+        else:
+            loop.call_later(after, connection.receive, answer_to(request_id))
         return await asking
 
     card, took = asyncio.run(scenario())
