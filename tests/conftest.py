@@ -17,14 +17,12 @@ import pytest
 from arena.server.isolation.procfs import processes
 
 ALONE = (
-    "tests/hostile/test_load.py",
-    "tests/tournament/test_compare.py",
     "tests/tournament/test_fair_cpu.py",
     "tests/server/test_faults.py",
     "tests/server/isolation/test_fairness.py",
     "tests/anybot/test_checkbot.py",
 )
-"""Test files whose bots play at tight deadlines (0.3 s and less, or ten bots starting at once):
+"""Test files whose bots play at tight deadlines (0.3 s and less):
 they are marked `alone`, and `make test` runs them after the rest, in one process, so that the
 suite's own parallel workers never double the load their deadlines are measured under."""
 

@@ -17,6 +17,10 @@ pytestmark = pytest.mark.integration
 
 SAMPLES = Path(__file__).parents[2] / "sample_bots" / "python"
 KINDS = ("heuristic", "random", "lowest", "highest")
+DEADLINE, STARTUP = 5.0, 60.0
+"""What is tested is many processes and tables at once, not their speed: no sample bot comes near
+this deadline, nor ten of them starting at once this start-up timeout, however loaded the
+machine."""
 
 
 def bots(count: int) -> tuple:  # type: ignore[type-arg]
@@ -30,7 +34,16 @@ def test_twelve_bots_at_four_player_tables_four_games_at_once(
     tmp_path: Path, no_leftover_processes: None
 ) -> None:
     config = TournamentConfig(
-        bots=bots(12), players=4, games=4, sample=12, seed=3, concurrency=4, output=tmp_path
+        bots=bots(12),
+        players=4,
+        games=4,
+        sample=12,
+        seed=3,
+        max_rounds=2,
+        deadline=DEADLINE,
+        startup_timeout=STARTUP,
+        concurrency=4,
+        output=tmp_path,
     )
     summary = asyncio.run(run_tournament(config))
     assert summary.played == summary.total == 48
@@ -42,14 +55,24 @@ def test_twelve_bots_at_four_player_tables_four_games_at_once(
 
 
 def test_a_ten_player_table(tmp_path: Path, no_leftover_processes: None) -> None:
-    config = TournamentConfig(bots=bots(10), games=10, seed=4, output=tmp_path)
+    config = TournamentConfig(
+        bots=bots(10),
+        games=10,
+        seed=4,
+        max_rounds=2,
+        deadline=DEADLINE,
+        startup_timeout=STARTUP,
+        output=tmp_path,
+    )
     summary = asyncio.run(run_tournament(config))
     assert summary.played == 10
     assert all(bot.faults == 0 and bot.games == 10 for bot in summary.standings.bots)
 
 
 def test_a_two_player_table(tmp_path: Path, no_leftover_processes: None) -> None:
-    config = TournamentConfig(bots=bots(2), games=4, seed=5, output=tmp_path)
+    config = TournamentConfig(
+        bots=bots(2), games=4, seed=5, deadline=DEADLINE, startup_timeout=STARTUP, output=tmp_path
+    )
     summary = asyncio.run(run_tournament(config))
     assert summary.played == 4
     assert all(bot.faults == 0 and bot.games == 4 for bot in summary.standings.bots)

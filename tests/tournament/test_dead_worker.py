@@ -25,6 +25,10 @@ from tests.tournament.test_cluster import dask_cluster
 
 pytestmark = pytest.mark.integration
 
+GAMES = 24
+"""Enough that both workers hold games when the first frozen bot is seen (and the killed one's
+are played again by the other), few enough to be over in seconds."""
+
 
 def test_a_killed_workers_frozen_bots_are_gone_once_the_next_run_starts(tmp_path: Path) -> None:
     fair_and_sealed()
@@ -40,7 +44,7 @@ def test_a_killed_workers_frozen_bots_are_gone_once_the_next_run_starts(tmp_path
             killer = threading.Thread(target=kill_once_frozen, daemon=True)
             killer.start()
             tournament = subprocess.run(
-                sealed_fair_run(tmp_path / "out", 60, "--cluster", cluster.address),
+                sealed_fair_run(tmp_path / "out", GAMES, "--cluster", cluster.address),
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 timeout=900,
@@ -48,7 +52,7 @@ def test_a_killed_workers_frozen_bots_are_gone_once_the_next_run_starts(tmp_path
             killer.join(60)
             assert seen, "the worker never had a frozen bot"
             assert tournament.returncode == 0, tournament.stderr.decode()
-            assert len((tmp_path / "out" / REPLAYS).read_text().splitlines()) == 60
+            assert len((tmp_path / "out" / REPLAYS).read_text().splitlines()) == GAMES
             left = seen[0]
             next_run = subprocess.run(
                 sealed_fair_run(tmp_path / "next", 3, "--max-rounds", "1"),
