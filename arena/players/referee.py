@@ -124,9 +124,10 @@ class Referee:
         sent over the wire), or, put out otherwise (two failed starts), one in which it faulted
         (its failed start's not-connected fault). With several games at once, a bot put out in
         one game shows as out at the end of every other game it sits at too."""
+        own = [fault for fault in faults if fault.seat == seat]  # another seat's may be equal
         if self.last_straw is not None:
-            return self.last_straw in faults
-        return any(fault.seat == seat for fault in faults)
+            return self.last_straw in own
+        return bool(own)
 
     # -- across a cluster --
 

@@ -234,6 +234,8 @@ def test_the_game_that_put_a_bot_out_is_the_one_holding_its_last_straw() -> None
     from_the_wire = pickle.loads(pickle.dumps(fault(4)))  # equal, not the same object
     assert referee.put_out_in([fault(0), from_the_wire], seat=1)
     assert not referee.put_out_in([fault(0)], seat=1)
+    # Another game, in which another bot sat at seat 1 and faulted just as bob did: not bob's.
+    assert not referee.put_out_in([fault(4)], seat=0)
     other = Referee("cyd")  # put out otherwise: the first game in which it faulted
     other.disqualify("is disqualified: it failed to start twice in a row")
     assert other.put_out_in([fault(0, seat=2)], seat=2)
