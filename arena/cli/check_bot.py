@@ -15,7 +15,7 @@ import click
 
 from arena.cli.exits import one_line
 from arena.cli.group import main
-from arena.cli.options import bot_options
+from arena.cli.options import AbsolutePath, bot_options
 from arena.server.errors import BotError
 from arena.server.options import BotOptions
 
@@ -40,7 +40,7 @@ def check_options(**given: Any) -> BotOptions:
 @bot_options("deadline", "first_deadline", "time_bank", "startup_timeout", time_bank=TIME_BANK)
 @click.option(
     "--logs",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=AbsolutePath(file_okay=False, path_type=Path),
     help="Keep the bot's log in this folder (default: a temporary one).",
 )
 def check_bot_command(command: tuple[str, ...], name: str, logs: Path | None, **given: Any) -> None:

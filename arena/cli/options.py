@@ -7,6 +7,7 @@ every command's deadline, time bank and limits have one help text, one default a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -18,6 +19,18 @@ from arena.server.options import OPTIONS_BY_NAME, show_default
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from arena.tournament.config import Setting
+
+
+class AbsolutePath(click.Path):
+    """A path option or argument, made absolute as it is read: every path a command is given
+    is absolute from then on (relative to the folder the command was run in), so that a build in
+    a sandbox or a bot in a folder of its own finds what the organizer named. An empty one is
+    refused: it would silently mean the current folder."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("an empty path names no file or folder: give one", param, ctx)
+        return Path(os.path.abspath(os.fsdecode(super().convert(value, param, ctx))))
 
 
 def setting_options() -> list[click.Parameter]:
@@ -61,7 +74,7 @@ def setting_option(setting: Setting) -> click.Option:
     if setting.choices:  # checked by the config, which names the choices when it refuses one
         metavar = "[" + "|".join(setting.choices) + "]"
     elif setting.kind is Path:
-        kind = click.Path(file_okay=not setting.folder, dir_okay=setting.folder, path_type=Path)
+        kind = AbsolutePath(file_okay=not setting.folder, dir_okay=setting.folder, path_type=Path)
     elif setting.kind is int:
         kind = click.INT
     elif setting.kind is float:

@@ -16,7 +16,7 @@ import click
 
 from arena.cli.exits import EXIT_DIFFERENT, EXIT_OK, one_line
 from arena.cli.group import bot_specs, main
-from arena.cli.options import bot_options
+from arena.cli.options import AbsolutePath, bot_options
 from arena.players import BUILTIN, Fault, GameResult, LocalPlayer, play_game
 from arena.rules import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, GameRecord, Settings, Variant
 from arena.server.options import BotOptions
@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
 @bot_options("deadline")
 @click.option(
     "--logs",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=AbsolutePath(file_okay=False, path_type=Path),
     default=None,
     help="Folder for the bots' logs (default: a temporary one).",
 )
@@ -86,7 +86,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     "results",
     required=False,
     metavar="[OUTPUT_FOLDER]",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, file_okay=False, path_type=Path),
 )
 def play(
     players: int | None,

@@ -16,7 +16,7 @@ import click
 
 from arena.cli.exits import EXIT_INTERRUPTED, EXIT_PROBLEMS, one_line
 from arena.cli.group import LazyOptions, bot_specs, main
-from arena.cli.options import setting_options
+from arena.cli.options import AbsolutePath, setting_options
 from arena.tournament.standings import Standings, pairwise_table, standings_table
 from arena.tournament.store import LOGS
 from arena.tournament.timing import times_table
@@ -38,7 +38,9 @@ RUN_EPILOG = (
 
 
 @main.command(cls=LazyOptions, build=setting_options, after="bots", epilog=RUN_EPILOG)
-@click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "tournament_file", required=False, type=AbsolutePath(dir_okay=False, path_type=Path)
+)
 @click.option(
     "--bot",
     "bots",
@@ -49,7 +51,7 @@ RUN_EPILOG = (
 )
 @click.option(
     "--submissions",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=AbsolutePath(exists=True, file_okay=False, path_type=Path),
     help="Enter every subfolder of this folder that holds a bot.toml.  [default: none]",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.  [default: off]")

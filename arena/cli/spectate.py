@@ -10,6 +10,7 @@ import click
 
 from arena.cli.exits import one_line
 from arena.cli.group import main
+from arena.cli.options import AbsolutePath
 from arena.spectate import (
     DEFAULT_MAX_GAMES,
     GameSource,
@@ -24,7 +25,7 @@ from arena.spectate import (
 from arena.spectate.botlogs import BotLines, listing
 from arena.tournament import GameOutcome
 
-_RESULTS = click.Path(exists=True, path_type=Path)
+_RESULTS = AbsolutePath(exists=True, path_type=Path)
 """An output folder of `arena run`, or its results.sqlite or replays.jsonl."""
 
 
@@ -120,7 +121,7 @@ def logs(name: str, results: Path, game: str | None) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=AbsolutePath(dir_okay=False, path_type=Path),
     help="The page to write (default: report.html in OUTPUT_FOLDER).",
 )
 @click.option(

@@ -38,6 +38,7 @@ __all__ = [
     "ConfigError",
     "Setting",
     "TournamentConfig",
+    "absolute_path",
     "load",
     "setting",
 ]
@@ -176,8 +177,12 @@ class TournamentConfig:
         default=None, metadata=setting("For a tls:// --cluster: its private key (PEM).")
     )
     output: Path = field(
-        default=Path("arena-out"),
-        metadata=setting("The folder for results, standings, replays and logs.", folder=True),
+        default_factory=lambda: absolute_path("arena-out"),
+        metadata=setting(
+            "The folder for results, standings, replays and logs.",
+            folder=True,
+            shown="arena-out, in the current folder",
+        ),
     )
     gauntlet: str | None = field(
         default=None,
@@ -432,8 +437,22 @@ class Setting(Declared):
         if isinstance(value, int | float) and self.kind is float:
             return float(value)
         if isinstance(value, str | Path) and self.kind is Path:
-            return Path(os.path.normpath(base / value)) if base is not None else Path(value)
+            if not str(value):
+                what = "a folder" if self.folder else "a file"
+                raise ConfigError(
+                    f"{self.name} cannot be empty (it would be the current folder): give {what}"
+                )
+            return absolute_path(value, base)
         return value
+
+
+def absolute_path(value: str | Path, base: Path | None = None) -> Path:
+    """`value`, relative to `base` (else to the current folder), as the absolute path every path
+    of a config is: made so once, where it comes in (a tournament file, an option), so that what
+    later runs elsewhere (a build in a sandbox, a bot in its own folder, `arena play --game`
+    from another folder) finds the same file. Normalized, but not resolved: a link named stays
+    that link."""
+    return Path(os.path.abspath(base / value if base is not None else value))
 
 
 def _declared() -> tuple[Setting, ...]:
@@ -488,7 +507,7 @@ def load(path: Path) -> TournamentConfig:
         raise ConfigError(f"{shown}: tournament must be a [tournament] table, not {table!r}")
     if not isinstance(entries, list):
         raise ConfigError(f"{shown}: bot must be [[bot]] tables, not {entries!r}")
-    base = path.parent
+    base = absolute_path(path).parent
     for key in table:
         if key in _BY_NAME and not _BY_NAME[key].in_file:
             option = _BY_NAME[key].option

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import arena.cli.run
 from arena.cli import main
 from arena.rules import Variant
 from arena.tournament.config import SETTINGS, ConfigError, TournamentConfig, load
+from tests.cli.helpers import caught_run
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
 LOWEST = BOTS / "lowest_bot.py"
@@ -63,24 +63,15 @@ def test_every_setting_is_an_option_of_arena_run_showing_its_default() -> None:
 def test_the_defaults_are_the_declared_ones() -> None:
     config = TournamentConfig()
     for setting in SETTINGS:
-        if setting.name != "concurrency":  # made per config: the machine's cores
+        if setting.name not in ("concurrency", "output"):  # made per config
             assert getattr(config, setting.name) == setting.default
     assert config.end_score == 66 and config.first_deadline == 5.0
+    assert config.output == Path.cwd() / "arena-out"  # the cores, the current folder
 
 
 def configured(monkeypatch: pytest.MonkeyPatch, *args: str) -> TournamentConfig:
     """The config `arena run ARGS` would play, caught before anything runs."""
-    seen: list[TournamentConfig] = []
-
-    async def caught(config: TournamentConfig, submissions: Path | None, quiet: bool) -> Any:
-        seen.append(config)
-        raise ConfigError("caught before the run")
-
-    monkeypatch.setattr(arena.cli.run, "_run", caught)
-    result = CliRunner().invoke(main, ["run", *args])
-    assert "caught before the run" in result.output, result.output
-    (config,) = seen
-    return config
+    return caught_run(monkeypatch, *args)[0]
 
 
 def test_first_deadline_from_the_command_line_and_the_file(
@@ -105,7 +96,7 @@ def test_options_override_the_file_only_when_given(
     assert kept.output == tmp_path / "results"  # relative to the file
     changed = configured(monkeypatch, str(file), "--restart", "--variant", "standard")
     assert (changed.restart, changed.insecure, changed.variant) == (True, True, Variant.STANDARD)
-    assert configured(monkeypatch, str(file), "--output", "here").output == Path("here")
+    assert configured(monkeypatch, str(file), "--output", "here").output == Path.cwd() / "here"
 
 
 @pytest.mark.parametrize(
