@@ -17,7 +17,7 @@ from arena.errors import MachineError
 from arena.server.errors import BotError
 from arena.server.options import OptionError
 from arena.spectate import SpectateError
-from arena.tournament.errors import ConfigError, StoreError
+from arena.tournament.errors import ConfigError, FolderBusyError, StoreError
 
 BAD_INPUT = (ConfigError, BotError, OptionError, StoreError)
 """The errors of bad input (a tournament, a bot, a bot option, an output folder), each reported
@@ -65,6 +65,8 @@ def one_line(write_fix: str) -> Iterator[Place]:
     place = Place()
     try:
         yield place
+    except FolderBusyError as error:  # no usage: the command was right, the folder is taken
+        raise InputProblem(str(error)) from None
     except BAD_INPUT as error:
         raise click.UsageError(str(error)) from None
     except MachineError as error:  # before OSError: a cgroup that cannot be made is both

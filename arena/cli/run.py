@@ -127,6 +127,17 @@ def run(
         sys.exit(EXIT_PROBLEMS)
 
 
+def _as_entered(config: TournamentConfig, submissions: Path | None) -> TournamentConfig:
+    """The config as it is once the submissions are entered, if each of them builds: what the
+    run is checked as before anything is copied or built."""
+    if submissions is None:
+        return config
+    from arena.tournament.submissions import expected_entries
+
+    bots, fingerprints = expected_entries(submissions)
+    return replace(config, bots=config.bots + bots, fingerprints=config.fingerprints + fingerprints)
+
+
 async def _enter(
     folder: Path, config: TournamentConfig, cluster: Cluster | None = None
 ) -> TournamentConfig:
@@ -166,8 +177,9 @@ async def _run(
     cleanly on Ctrl-C or SIGTERM, during the builds too (then None: nothing was played)."""
     from tqdm import tqdm
 
+    from arena.tournament.folder import hold_output
     from arena.tournament.observer import Observer
-    from arena.tournament.runner import run_tournament
+    from arena.tournament.runner import check_run, run_tournament
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -201,11 +213,14 @@ async def _run(
 
     try:
         async with contextlib.AsyncExitStack() as stack:
+            hold = stack.enter_context(hold_output(config.output))  # the builds' folder too
+            check_run(_as_entered(config, submissions))  # before anything is copied or built
             cluster = None
             if config.distributed:  # one connection to the cluster, for the builds and the games
                 from arena.tournament.cluster import open_cluster
 
                 cluster = await stack.enter_async_context(open_cluster(config))
+            hold.make()
             if submissions is not None:
                 building = asyncio.ensure_future(_enter(submissions, config, cluster))
                 stopping = asyncio.ensure_future(stop.wait())

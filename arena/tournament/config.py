@@ -29,7 +29,7 @@ from arena.server.lobby import BotSpec
 from arena.server.options import OPTIONS_BY_NAME, BotOptions, Declared, OptionError, declared_values
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
-from arena.tournament.schedule import round_robin_size
+from arena.tournament.schedule import check_sample, round_robin_size
 
 __all__ = [
     "BOT_KEYS",
@@ -376,6 +376,8 @@ class TournamentConfig:
                 public.check()
             except ListenError as error:
                 raise ConfigError(str(error)) from None
+        if self.sample is not None:
+            check_sample(len(names), seats, self.sample)
         size = round_robin_size(len(names), seats, self.deals)
         if self.sample is None and size.games > MAX_ROUND_ROBIN_GAMES:
             suggestion = _suggest(len(names), seats)

@@ -1,7 +1,8 @@
 """The tournament's branches of the error family: a configuration that cannot run (`ConfigError`,
 with `ScheduleError` for a schedule that cannot be made of the bots and sizes given) and a results
-database that does not fit the run (`StoreError`). Bad input raises these and nothing else, so a
-caller that reports them as one line never reports a bug as bad input."""
+database that does not fit the run (`StoreError`, with `FolderBusyError` for an output folder
+another run holds). Bad input raises these and nothing else, so a caller that reports them as one
+line never reports a bug as bad input."""
 
 from arena.errors import ArenaError
 
@@ -21,3 +22,7 @@ class StoreError(ArenaError, ValueError):
 
 class TournamentMismatchError(StoreError):
     """The database holds another tournament than the one being run, or another game's spec."""
+
+
+class FolderBusyError(StoreError):
+    """The output folder is held by another run (`arena.tournament.folder`)."""

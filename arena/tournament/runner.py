@@ -5,7 +5,10 @@ all of them, and running the same tournament again plays only the games still mi
 tournament also grows: more deals, or more bots, add only their games (the new deals, the new
 bots' tables), and `--gauntlet BOT` plays only the tables of one bot. What must not change (the
 rules, seed, deadlines, fault limit, sample, and each bot's fingerprint) is checked first, and a
-change is refused with one line that names it and the way out.
+change is refused with one line that names it and the way out. Every check is made before the
+first write (`check_run`: the database is read, never written, for them), and the output folder
+is made and held (`arena.tournament.folder`) only once they passed: a refused run leaves the
+folder absent, or as it was.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from arena.server.lobby import Bot
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import ThisMachine, Venue, WorkersReport
 from arena.tournament.fingerprint import bot_fingerprint, differences, shown_command
+from arena.tournament.folder import hold_output
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
@@ -160,14 +164,14 @@ async def run_tournament(
     know, the live standings every `config.standings_every` games, the workers up, and every
     game as it is stored.
     """
-    config.check()
     output = config.output
-    output.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: results, logs, the seed
     chosen = config.seed is not None
-    config, seed_line = choose_seed(config, output / DATABASE)
-    observer.announce(seed_line)
-    with _open_store(config, design) as store:
-        entries = _entries(config)
+    with contextlib.ExitStack() as held:
+        hold = held.enter_context(hold_output(output))  # refused if another run holds it
+        config, seed_line, entries = _checked(config, design)
+        hold.make()  # every check passed: the first write
+        observer.announce(seed_line)
+        store = held.enter_context(_open_store(config, design))
         replaced = _check_entries(store, config, entries)
         earlier = _read_earlier(store, design)
         specs = design.plan(config, store)
@@ -208,16 +212,54 @@ async def run_tournament(
         )
 
 
+def check_run(config: TournamentConfig, design: Design = TOURNAMENT) -> None:
+    """Every check `run_tournament` makes before it writes anything: the config's, and whether
+    the database in its output folder (read, never written) can take it. A caller with work to
+    do before the run (`arena run --submissions`: the builds) makes them before that work,
+    holding the folder (`hold_output`), as the run does."""
+    _checked(config, design)
+
+
+def _checked(
+    config: TournamentConfig, design: Design
+) -> tuple[TournamentConfig, str, dict[str, Entry]]:
+    """Check the run (`check_run`); return its config with the seed decided, the organizer's
+    line about the seed, and its bots as the store keeps them."""
+    config.check()
+    config, seed_line = choose_seed(config, config.output / DATABASE, held=True)
+    entries = _entries(config)
+    _check_stored(config, design, entries)
+    return config, seed_line, entries
+
+
 def _open_store(config: TournamentConfig, design: Design) -> ResultStore:
     """The run's results database, refused with one line if it holds a tournament of other
     rules (or another design's)."""
     try:
         return ResultStore(config.output / DATABASE, {**config.rules(), **design.identity()})
     except TournamentMismatchError as error:
-        raise ConfigError(
-            f"{config.output} holds a tournament of other rules ({error}): choose a new --output "
-            "folder for these, or give the same settings to add games to that one"
-        ) from None
+        raise ConfigError(_other_rules(config, str(error))) from None
+
+
+def _other_rules(config: TournamentConfig, differences: str) -> str:
+    return (
+        f"{config.output} holds a tournament of other rules ({differences}): choose a new "
+        "--output folder for these, or give the same settings to add games to that one"
+    )
+
+
+def _check_stored(config: TournamentConfig, design: Design, entries: dict[str, Entry]) -> None:
+    """Refuse, before anything is written, a run that the database in its output folder cannot
+    take (other rules, other bots: `_refuse_entries`), reading it only; the writing open checks
+    again what another run may have changed meanwhile."""
+    database = config.output / DATABASE
+    if not database.is_file():
+        return
+    with ResultStore.reader(database, held=True) as store:
+        mismatch = store.mismatch({**config.rules(), **design.identity()})
+        if mismatch is not None:
+            raise ConfigError(_other_rules(config, mismatch))
+        _refuse_entries(store, config, entries)
 
 
 def _read_earlier(store: ResultStore, design: Design) -> Counter[str]:
@@ -299,8 +341,20 @@ def _entries(config: TournamentConfig) -> dict[str, Entry]:
 
 
 def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[str, Entry]) -> int:
+    """Refuse a run whose bots do not fit the stored tournament (`_refuse_entries`); carry out
+    `--replace`. Returns the games `--replace` dropped."""
+    _refuse_entries(store, config, entries)
+    if config.replace is None:
+        return 0
+    return store.replace(config.replace, entries[config.replace].fingerprint)
+
+
+def _refuse_entries(
+    store: ResultStore, config: TournamentConfig, entries: dict[str, Entry]
+) -> None:
     """Refuse a run whose bots do not fit the stored tournament, with one line naming what and
-    the way out; carry out `--replace`. Returns the games `--replace` dropped."""
+    the way out: a bot that played and is not entered, other bots for a sample, a changed bot
+    not named by `--replace`."""
     stored = store.entries()
     folder = config.output
     missing = sorted(set(stored) - set(entries))
@@ -324,9 +378,6 @@ def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[s
                 f"({differences(known.fingerprint, entry.fingerprint)}): choose a new --output "
                 f"folder, or --replace {name} to drop its games and play them again"
             )
-    if config.replace is None:
-        return 0
-    return store.replace(config.replace, entries[config.replace].fingerprint)
 
 
 class _Live:

@@ -167,7 +167,7 @@ def balanced_sample(bots: Sequence[str], players: int, seatings: int, seed: int)
     tested, block designs included, and is within 2 or 3 on samples of hundreds of seatings.
     """
     _check_bots(bots, players)
-    _check_sample(len(bots), players, seatings)
+    check_sample(len(bots), players, seatings)
     full = comb(len(bots), players)
     # A sample's complement in the round-robin is balanced too (every bot, every pair, meets
     # equally often in the round-robin), and a smaller search finds distinct seatings more easily.
@@ -193,7 +193,9 @@ def _check_bots(bots: Sequence[str], players: int) -> None:
         )
 
 
-def _check_sample(bots: int, players: int, seatings: int) -> None:
+def check_sample(bots: int, players: int, seatings: int) -> None:
+    """ScheduleError unless a balanced sample of `seatings` tables of `players` can be drawn
+    for `bots` bots: checked with the rest of a run's input, before anything is written."""
     full = comb(bots, players)
     step = bots // gcd(bots, players)  # seating counts that seat every bot equally: its multiples
     if seatings < 1 or seatings > full:

@@ -21,19 +21,19 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena.tournament.config import TournamentConfig
+from arena.tournament.store import read_only_uri
 
 SEED_BITS = 63
 """A drawn seed is below 2**63: it fits SQLite's integers and JSON readers' exact ones."""
 
 
-def stored_seed(database: Path) -> int | None:
+def stored_seed(database: Path, held: bool = False) -> int | None:
     """The seed a results database was played with, read without writing (None if there is no
-    database yet, or it holds no tournament)."""
+    database yet, or it holds no tournament); `held`: as `ResultStore.reader` takes it."""
     if not database.is_file():
         return None
     with contextlib.suppress(sqlite3.Error, ValueError, TypeError, KeyError):
-        uri = f"{database.resolve().as_uri()}?mode=ro"
-        db = sqlite3.connect(uri, uri=True)
+        db = sqlite3.connect(read_only_uri(database, held), uri=True)
         try:
             row = db.execute("SELECT settings FROM tournament WHERE id = 1").fetchone()
         finally:
@@ -44,15 +44,18 @@ def stored_seed(database: Path) -> int | None:
     return None
 
 
-def choose_seed(config: TournamentConfig, database: Path) -> tuple[TournamentConfig, str]:
+def choose_seed(
+    config: TournamentConfig, database: Path, held: bool = False
+) -> tuple[TournamentConfig, str]:
     """`config` with its seed decided (the one chosen; else the stored tournament's; else a new
-    random one), and a line for the organizer saying which and what it means."""
+    random one), and a line for the organizer saying which and what it means; `held`: the
+    caller holds the output folder (`ResultStore.reader`)."""
     if config.seed is not None:
         return config, (
             f"seed {config.seed}, chosen: anyone who knows it can compute every deal; "
             "leave --seed out for a secret one"
         )
-    stored = stored_seed(database)
+    stored = stored_seed(database, held)
     if stored is not None:
         return replace(config, seed=stored), (
             f"seed {stored}, this tournament's own (secret: keep it to yourself)"

@@ -200,6 +200,21 @@ def decode_entry(row: tuple[str, str, str, str, str, str, int]) -> Entry:
     )
 
 
+def read_only_uri(path: Path, held: bool = False) -> str:
+    """The URI that opens the database at `path` to read it only.
+
+    SQLite makes a write-ahead log and its index beside a database in WAL mode that it reads,
+    and a reader cannot remove them: a run refused after reading its folder's database would
+    leave its folder changed. A database closed cleanly has no log beside it, and all of it is
+    in its file; when no run may write it meanwhile (`held`: the caller holds the folder), it is
+    read as immutable, which writes nothing. One with a log (a run going on, or one killed) is
+    read through its log."""
+    uri = path.resolve().as_uri() + "?mode=ro"
+    if held and not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    return uri
+
+
 def read_entries(db: sqlite3.Connection) -> dict[str, Entry]:
     """Every bot in a results database, by name; none in one made before bots were stored."""
     try:
@@ -250,11 +265,15 @@ class ResultStore:
             raise
 
     @classmethod
-    def reader(cls, path: Path | str) -> ResultStore:
-        """An existing database opened read-only: the reading methods work, writes fail."""
+    def reader(cls, path: Path | str, *, held: bool = False) -> ResultStore:
+        """An existing database opened read-only: the reading methods work, writes fail.
+
+        `held`: the caller holds the output folder (`arena.tournament.folder`), so that no run
+        writes the database meanwhile; reading it then writes nothing at all (`read_only_uri`).
+        """
         store = cls.__new__(cls)
         store.path = Path(path)
-        uri = store.path.resolve().as_uri() + "?mode=ro"
+        uri = read_only_uri(store.path, held)
         store._db = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT, isolation_level=None)
         return store
 
@@ -447,11 +466,32 @@ class ResultStore:
             raise
         self._db.execute("COMMIT")
 
+    def mismatch(self, settings: Mapping[str, Any]) -> str | None:
+        """How the tournament stored here differs from `settings` ("key: stored -> given"), for
+        a reader that checks a run before it writes anything; None if it does not (the same
+        settings, none stored yet, or no game stored: see `_claim`)."""
+        try:
+            row = self._db.execute("SELECT settings FROM tournament").fetchone()
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):
+                return None
+            raise
+        given = _canonical(settings)
+        if row is None or row[0] == given or not self.count():
+            return None
+        return _differences(row[0], given)
+
     def _claim(self, settings: str) -> None:
-        """Store the settings of a new database; check them against an existing one's."""
+        """Store the settings of a new database; check them against an existing one's.
+
+        A database that holds no game yet takes the new settings: it has no game whose rules
+        they must stay, and a run stopped before its first game (killed, or refused by what it
+        met at its start) must not lock its folder to the settings it was given."""
         row = self._db.execute("SELECT settings FROM tournament").fetchone()
         if row is None:
             self._db.execute("INSERT INTO tournament (id, settings) VALUES (1, ?)", (settings,))
+        elif row[0] != settings and not self.count():
+            self._db.execute("UPDATE tournament SET settings = ? WHERE id = 1", (settings,))
         elif row[0] != settings:
             raise TournamentMismatchError(_differences(row[0], settings))
 

@@ -148,6 +148,20 @@ def find_submissions(root: Path) -> tuple[list[Manifest], list[Rejection]]:
     return unique, sorted(rejections, key=lambda rejection: rejection.folder)
 
 
+def expected_entries(root: Path) -> tuple[tuple[BotSpec, ...], tuple[tuple[str, str], ...]]:
+    """The bots the submissions under `root` enter if each of them builds, with their
+    fingerprints: what a run checks before it copies or builds anything (how many bots, their
+    names, whether they are the ones that played). Each stands for its bot by its name and
+    fingerprint alone: its command is only checked once it is built."""
+    manifests, _ = find_submissions(root)
+    bots = tuple(BotSpec(manifest.name, (manifest.command,)) for manifest in manifests)
+    fingerprints = tuple(
+        (manifest.name, submission_fingerprint(manifest.folder, manifest.command))
+        for manifest in manifests
+    )
+    return bots, fingerprints
+
+
 def bot_of(manifest: Manifest) -> BotSpec:
     """The bot a built submission enters: its command, run in its folder; BadSubmission if the
     command cannot run (its program missing, or outside the folder)."""

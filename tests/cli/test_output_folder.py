@@ -3,12 +3,20 @@ never empty, the folder private however it is made, and a refused run leaves it 
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.tournament.errors import FolderBusyError
+from arena.tournament.folder import hold_output, holder_of
 from tests.cli.helpers import caught_run
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
@@ -100,12 +108,12 @@ def test_a_spectator_command_takes_no_empty_folder(tmp_path: Path, command: str)
 
 
 @pytest.mark.integration
-def test_a_relative_output_builds_and_plays_a_submission(
+def test_a_relative_output_builds_and_plays_a_submission_in_a_private_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_leftover_processes: None
 ) -> None:
     """The bug this guards: with a relative --output, every build was told a relative folder,
     which a sandbox cannot find (`bwrap: Can't find source path out/builds/...`), and the
-    message blamed the submission."""
+    message blamed the submission; and the folder --submissions made was 0755."""
     monkeypatch.chdir(tmp_path)
     for name in ("one", "two"):
         folder = tmp_path / "subs" / name
@@ -116,3 +124,161 @@ def test_a_relative_output_builds_and_plays_a_submission(
     result = CliRunner().invoke(main, [*args, "--quiet", "--startup-timeout", "60"])
     assert result.exit_code == 0, result.output
     assert f"2 of 2 games in {tmp_path / 'out'}/" in result.stdout
+    assert os.stat(tmp_path / "out").st_mode & 0o777 == 0o700
+
+
+def refused(args: list[str], folder: Path) -> str:
+    """Run `arena ARGS`, which must be refused without a traceback, writing nothing under
+    `folder`; return its one line."""
+    before = snapshot(folder)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, Exception)
+    assert snapshot(folder) == before
+    return result.output.strip().splitlines()[-1]
+
+
+def submissions(root: Path, *names: str) -> Path:
+    """A folder of submissions, each a copy of the lowest sample bot with a build."""
+    for name in names:
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "bot.toml").write_text('command = "bot.py"\nbuild = "cp source.py bot.py"\n')
+        (folder / "source.py").write_text(Path(LOWEST).read_text())
+    return root
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", *TWO, "--sample", "0"], "a sample must have 1 to 1 tables"),
+        (["run", *TWO, "--bot", f"c={LOWEST}", "--players", "2", "--sample", "2"], "cannot seat"),
+        (["run", *TWO, "--games", "3"], "games per table must be a multiple of 2"),
+        (["run", "--bot", f"a={LOWEST}"], "enter at least 2 bots"),
+        (["run", *TWO, "--gauntlet", "c"], "--gauntlet 'c' is not an entered bot"),
+        (["run", *TWO, "--deadline", "0"], "deadline must be more than 0"),
+        (["run", "--submissions", "SUBS", "--sample", "0"], "a sample must have 1 to 1 tables"),
+        (["run", "--submissions", "SUBS", "--games", "3"], "games per table must be a multiple"),
+        (["run", "--submissions", "ONE"], "enter at least 2 bots"),
+        (["run", "--submissions", "SUBS", "--gauntlet", "x"], "not an entered bot (entered: o"),
+        (["compare", LOWEST, HIGHEST, "--max-games", "1"], "is less than one deal"),
+        (["compare", LOWEST, LOWEST], "two bots are named 'lowest_bot'"),
+        (["compare", LOWEST, HIGHEST, "--deadline", "0"], "deadline must be more than 0"),
+    ],
+)
+def test_a_refused_run_leaves_no_folder_and_builds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    """Every check passes before the first write: before, `--sample 0` was refused but left
+    results.sqlite behind, which then refused the corrected command ("holds a tournament of
+    other rules (sample: 0 -> 1)"), and `--submissions` built every submission first."""
+    monkeypatch.chdir(tmp_path)
+    submissions(tmp_path / "subs", "one", "two")
+    submissions(tmp_path / "one", "alone")
+    given = [{"SUBS": "subs", "ONE": "one"}.get(arg, arg) for arg in args]
+    assert message in refused([*given, "--output", "out"], tmp_path)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a tournament of two games."""
+    root = tmp_path_factory.mktemp("played")
+    args = ["run", *TWO, "--seed", "3", "--quiet", "--output", str(root / "out")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return root
+
+
+RUN = ["run", *TWO, "--seed", "3"]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([*RUN[:-1], "5"], "holds a tournament of other rules (seed: 3 -> 5)"),
+        ([*RUN, "--sample", "1"], "holds a tournament of other rules (sample: None -> 1)"),
+        ([*RUN, "--deadline", "2"], "holds a tournament of other rules (deadline: 1.0 -> 2.0)"),
+        ([*RUN, "--max-faults", "3"], "holds a tournament of other rules (max_faults: 20 -> 3)"),
+        (["run", *TWO[:3], f"b={RANDOM}"], "bot 'b' has changed since it played in"),
+        (["run", *TWO[:3], f"c={RANDOM}"], "holds games of 'b', not entered in this run"),
+        ([*RUN, "--sample", "0"], "a sample must have 1 to 1 tables"),
+        ([*RUN, "--gauntlet", "c"], "--gauntlet 'c' is not an entered bot"),
+        ([*RUN, "--deadline", "0"], "deadline must be more than 0"),
+        (["compare", LOWEST, HIGHEST, "--field", RANDOM], "holds a tournament of other rules"),
+    ],
+)
+def test_a_refused_run_leaves_a_played_folder_as_it_was(
+    played: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    """Refused before anything is written: not the database, the logs, nor the standings."""
+    shutil.copytree(played, tmp_path, dirs_exist_ok=True)
+    assert message in refused([*args, "--output", str(tmp_path / "out")], tmp_path)
+
+
+def test_a_held_folder_refuses_another_hold_naming_its_holder(tmp_path: Path) -> None:
+    """A folder locked through another open of it (as another process holds it) refuses a
+    hold, naming the holder's process and writing nothing; holds within one process nest; the
+    folder is made 0700 and only by `make`, once the run's checks have passed."""
+    out = tmp_path / "out"
+    with hold_output(out) as hold:
+        assert not out.exists()
+        hold.make()
+        assert os.stat(out).st_mode & 0o777 == 0o700
+        with hold_output(out) as nested:
+            nested.make()
+        assert holder_of(out) == os.getpid()
+    assert holder_of(out) is None
+    other = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        before = snapshot(tmp_path)
+        with pytest.raises(FolderBusyError) as caught, hold_output(out):
+            pass
+        assert str(caught.value) == (
+            f"{out} is in use by another arena run (process {os.getpid()}): wait for it to end, "
+            "stop it, or choose another --output folder"
+        )
+        assert snapshot(tmp_path) == before
+    finally:
+        os.close(other)
+    assert os.listdir(out) == []
+
+
+@pytest.mark.integration
+def test_a_second_run_on_a_folder_is_refused_and_a_killed_run_leaves_no_lock(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    """A real `arena run` holds its folder; `arena run` and `arena compare` on it are refused
+    in one line naming its process, writing nothing; once it is killed (SIGKILL: no clean-up
+    of its own), the folder is free at once."""
+    out = tmp_path / "out"
+    waiting = ["--bot", "x=external", "--bot", "y=external", "--startup-timeout", "600"]
+    first = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", *waiting, "--quiet", "--output", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert first.stderr is not None
+        for line in first.stderr:  # it holds the folder before it tells where bots connect
+            if "start bot 'y' yourself" in line:
+                break
+        assert holder_of(out) == first.pid
+        busy_line = (
+            f"Error: {out} is in use by another arena run (process {first.pid}): wait for it to "
+            "end, stop it, or choose another --output folder"
+        )
+        assert refused(["run", *TWO, "--output", str(out)], tmp_path) == busy_line
+        compare = ["compare", LOWEST, HIGHEST, "--field", RANDOM, "--output", str(out)]
+        assert refused(compare, tmp_path) == busy_line
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    assert holder_of(out) is None
+    again = CliRunner().invoke(main, ["run", *TWO, "--quiet", "--output", str(out)])
+    assert again.exit_code == 0, again.output
+    assert f"2 of 2 games in {out}/" in again.stdout

@@ -69,11 +69,27 @@ def test_resume_sees_finished_games(tmp_path: Path, outcomes: list[GameOutcome])
         assert store.finished_ids() == {outcome.game_id for outcome in outcomes[:5]}
 
 
-def test_refuses_another_tournament(tmp_path: Path) -> None:
-    ResultStore(tmp_path / "results.sqlite", SETTINGS).close()
+def test_refuses_another_tournament(tmp_path: Path, outcomes: list[GameOutcome]) -> None:
+    with ResultStore(tmp_path / "results.sqlite", SETTINGS) as store:
+        store.save(outcomes[0])
     other = {**SETTINGS, "seed": 6}
     with pytest.raises(TournamentMismatchError, match=r"^seed: 5 -> 6$"):
         ResultStore(tmp_path / "results.sqlite", other)
+    with ResultStore.reader(tmp_path / "results.sqlite") as reader:
+        assert reader.mismatch(other) == "seed: 5 -> 6" and reader.mismatch(SETTINGS) is None
+
+
+def test_a_database_without_a_game_takes_the_settings_of_the_run_that_plays_it(
+    tmp_path: Path,
+) -> None:
+    """A run stopped before its first game (killed, or refused by what it met at its start)
+    must not lock its folder to the settings it was given."""
+    ResultStore(tmp_path / "results.sqlite", SETTINGS).close()
+    other = {**SETTINGS, "seed": 6}
+    with ResultStore.reader(tmp_path / "results.sqlite") as reader:
+        assert reader.mismatch(other) is None
+    with ResultStore(tmp_path / "results.sqlite", other) as store:
+        assert store.settings == other
 
 
 def test_outcomes_stream(tmp_path: Path, outcomes: list[GameOutcome]) -> None:
