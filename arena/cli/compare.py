@@ -109,7 +109,12 @@ def compare(
 
     NEW and OLD are given as `arena run --bot` takes a bot: [NAME=]COMMAND.
     """
-    from arena.tournament.compare import CompareConfig, default_field, verdict_lines
+    from arena.tournament.compare import (
+        CompareConfig,
+        default_field,
+        stored_line,
+        verdict_lines,
+    )
     from arena.tournament.config import TournamentConfig
     from arena.tournament.stats.sprt import Hypotheses
 
@@ -130,7 +135,7 @@ def compare(
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         click.echo("\n".join(verdict_lines(result)))
-        click.echo(f"{result.stored} games in {config.tournament.output}/")
+        click.echo(stored_line(result))
     for line in result.problems.lines():
         click.echo(line, err=True)
     if result.interrupted:

@@ -271,6 +271,38 @@ async def run_compare(
     )
 
 
+def _undecided(result: CompareResult) -> str:
+    """Why no verdict came, and what carries the comparison on: the same command after an
+    interruption, a larger --max-games once the cap is reached."""
+    cap = result.config.max_games
+    if result.interrupted:
+        return (
+            f"undecided: interrupted after {result.games} games, before a bound or the "
+            f"--max-games {cap} cap was reached; the same command carries the comparison on"
+        )
+    if result.state.deals >= result.config.max_deals:
+        return (
+            f"undecided: neither bound was reached in {result.games} games, the most "
+            f"--max-games {cap} allows; a larger --max-games carries the comparison on"
+        )
+    return f"undecided: neither bound was reached in {result.games} games"
+
+
+def stored_line(result: CompareResult) -> str:
+    """Where the games are, and how the stored ones add up to the games the test read: a deal
+    counts once all its games are stored, so some may be stored beyond the last one read."""
+    folder = result.config.tournament.output
+    line = f"{result.stored} games in {folder}/"
+    extra = result.stored - result.games
+    if extra <= 0:
+        return line
+    if result.interrupted:
+        why = "of deals not yet whole: the next run plays the rest of them"
+    else:
+        why = "of deals the verdict did not need: they were under way when it came"
+    return f"{line}: the {result.games} of the {result.state.deals} deals read, and {extra} {why}"
+
+
 def verdict_lines(result: CompareResult) -> list[str]:
     """The verdict for people: what it means, the mean difference with its interval, the LLR."""
     state, h = result.state, result.config.hypotheses
@@ -279,10 +311,7 @@ def verdict_lines(result: CompareResult) -> list[str]:
     meaning = {
         Verdict.H1: f"H1: {new} is better than {old}, by at least {margin}",
         Verdict.H0: f"H0: {new} is no better than {old} (it does not take {margin} fewer)",
-        Verdict.UNDECIDED: (
-            f"undecided: neither bound was reached in {result.games} games; a larger "
-            "--max-games carries the comparison on"
-        ),
+        Verdict.UNDECIDED: _undecided(result),
     }[result.verdict]
     lines = [f"verdict {meaning} (alpha {h.alpha:g}, beta {h.beta:g})"]
     if state.deals:
