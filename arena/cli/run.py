@@ -93,7 +93,12 @@ def run(
         document = {
             **summary.standings.to_dict(),
             "problems": problems.to_dict(),
-            "games": {"stored": summary.stored, "planned": summary.total},
+            "games": {
+                "stored": summary.stored,
+                "planned": summary.total,
+                "played": summary.played,
+                "tournament": summary.whole,
+            },
         }
         if summary.run:
             document["run"] = summary.run
@@ -106,17 +111,13 @@ def run(
         click.echo(pairwise_table(summary.standings))
         if summary.standings.times:
             click.echo("\nanswer times:\n" + times_table(summary.standings.times))
-        click.echo(f"\n{summary.stored} of {summary.total} games in {config.output}/")
+        click.echo("\n" + games_line(summary, config))
         if problems.lines():
             click.echo("\n" + "\n".join(problems.lines()))
         if summary.workers is not None:
             click.echo("\n" + "\n".join(summary.workers.lines()))
     if summary.interrupted:
-        click.echo(
-            f"interrupted: {summary.stored} of {summary.total} games kept; run the same "
-            "command again to play the rest",
-            err=True,
-        )
+        click.echo(interrupted_line(summary, config), err=True)
         sys.exit(EXIT_INTERRUPTED)
     if problems.serious and not config.allow_faults:
         click.echo(
@@ -125,6 +126,39 @@ def run(
             err=True,
         )
         sys.exit(EXIT_PROBLEMS)
+
+
+def games_line(summary: RunSummary, config: TournamentConfig) -> str:
+    """The summary's count: what is stored of the whole tournament, what this run played, and
+    what the tournament still lacks beyond this run's plan (the tables a gauntlet left out)."""
+    played = f"{summary.played} played" if summary.played else "none played"
+    line = f"{summary.stored} of {summary.whole} games in {config.output}/ ({played} by this run"
+    if config.gauntlet is not None:
+        line += f", the gauntlet of {config.gauntlet}"
+    line += ")"
+    beyond = summary.whole - summary.total
+    if beyond > 0:
+        line += (
+            f"; the tournament still lacks {beyond} games of the tables without "
+            f"{config.gauntlet}: run again without --gauntlet to play them"
+        )
+    return line
+
+
+def interrupted_line(summary: RunSummary, config: TournamentConfig) -> str:
+    """What an interrupted run keeps, and how to go on: the same command, but for `--replace`,
+    which would drop the replaced bot's games again, those this run played included."""
+    left = summary.total - summary.stored
+    line = (
+        f"interrupted: {left} of the games this run planned are not played yet, the "
+        f"{summary.stored} stored are kept; "
+    )
+    if config.replace is None:
+        return line + "run the same command again to play them"
+    return line + (
+        f"run the same command without --replace to play them (with it, the games of "
+        f"{config.replace} played so far would be dropped again)"
+    )
 
 
 def _as_entered(config: TournamentConfig, submissions: Path | None) -> TournamentConfig:

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
+from math import comb
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -60,7 +61,8 @@ class RunSummary:
     played: int
     """Games played by this run."""
     total: int
-    """Games in the whole tournament, as this run planned it (stored ones included)."""
+    """Games this run planned, stored ones included: with `--gauntlet`, the gauntlet's and the
+    games stored before it; else the whole tournament's (`whole`)."""
     stored: int
     """Games in the results database, this run's and earlier runs'."""
     interrupted: bool
@@ -73,6 +75,9 @@ class RunSummary:
     """On a cluster: the games each worker played, and the workers lost."""
     run: dict[str, Any] = field(default_factory=dict)
     """How the run played (the `RUN` note): its seed, and whether the bots ran sealed."""
+    whole: int = 0
+    """Games in the whole tournament (every seating of the round-robin or the sample, every
+    deal), stored ones included: more than `total` when a gauntlet left some tables out."""
 
 
 class Design(Protocol):
@@ -128,10 +133,16 @@ class TournamentDesign:
         return specs
 
     def nothing_left(self, config: TournamentConfig, planned: int, observer: Observer) -> None:
-        """Say that the tournament is complete, and how to grow it."""
-        more = "" if config.gauntlet else ": add deals with a larger --games, or bots with --bot"
+        """Say that the tournament (or the gauntlet) is complete, and how to grow it."""
+        if config.gauntlet is not None:  # what the rest lacks, the summary says
+            observer.announce(
+                f"the gauntlet of {config.gauntlet} is complete: every game of its tables is "
+                f"stored in {config.output}"
+            )
+            return
         observer.announce(
-            f"the tournament is complete: all {planned} games are stored in {config.output}{more}"
+            f"the tournament is complete: all {planned} games are stored in {config.output}: "
+            "add deals with a larger --games, or bots with --bot"
         )
 
 
@@ -172,14 +183,15 @@ async def run_tournament(
         hold.make()  # every check passed: the first write
         observer.announce(seed_line)
         store = held.enter_context(_open_store(config, design))
-        replaced = _check_entries(store, config, entries)
+        replaced = _check_entries(store, config, entries, observer)
         earlier = _read_earlier(store, design)
         specs = design.plan(config, store)
         finished = store.finished_ids()
         planned = len(finished | {spec.game_id for spec in specs})
+        whole = _whole(config, store, planned)
         run_note = {"seed": config.seed, "seed_chosen": chosen}
         left_out = [list(pair) for pair in config.left_out]
-        store.enter(entries.values(), {PLANNED: planned, LEFT_OUT: left_out, RUN: run_note})
+        store.enter(entries.values(), {PLANNED: whole, LEFT_OUT: left_out, RUN: run_note})
         todo = [spec for spec in specs if spec.game_id not in finished]
         live = _Live(store.path, output, list(entries), config.standings_every, observer.standings)
         games = _Games(store, observer, design, live, run_note, earlier, store.count(), planned)
@@ -209,7 +221,18 @@ async def run_tournament(
             replaced,
             games.workers,
             store.notes().get(RUN, {}),
+            whole,
         )
+
+
+def _whole(config: TournamentConfig, store: ResultStore, planned: int) -> int:
+    """Games in the whole tournament: what the run planned, but for a gauntlet, which plays the
+    tables of one bot and leaves the others to a later run."""
+    if config.gauntlet is None:
+        return planned
+    seats = config.table_size
+    tables = config.sample if config.sample is not None else comb(len(config.bots), seats)
+    return max(planned, tables * max(config.deals, store.deals()) * seats)
 
 
 def check_run(config: TournamentConfig, design: Design = TOURNAMENT) -> None:
@@ -340,13 +363,34 @@ def _entries(config: TournamentConfig) -> dict[str, Entry]:
     return entries
 
 
-def _check_entries(store: ResultStore, config: TournamentConfig, entries: dict[str, Entry]) -> int:
+def _check_entries(
+    store: ResultStore, config: TournamentConfig, entries: dict[str, Entry], observer: Observer
+) -> int:
     """Refuse a run whose bots do not fit the stored tournament (`_refuse_entries`); carry out
-    `--replace`. Returns the games `--replace` dropped."""
+    `--replace`, telling the organizer what it drops. Returns the games `--replace` dropped.
+
+    A bot named by `--replace` is replayed even when its fingerprint has not changed: the
+    fingerprint covers its command and the files the command names, not a module it imports
+    nor an external bot's program, so "unchanged" may be a change it cannot see; the organizer
+    asked, and is told."""
     _refuse_entries(store, config, entries)
-    if config.replace is None:
+    name = config.replace
+    if name is None:
         return 0
-    return store.replace(config.replace, entries[config.replace].fingerprint)
+    known = store.entries().get(name)
+    dropped = store.replace(name, entries[name].fingerprint)
+    if not dropped:
+        observer.announce(f"--replace {name}: it has no stored games; nothing is dropped")
+        return 0
+    line = f"--replace {name}: its {dropped} stored games are dropped and played again"
+    if known is not None and known.fingerprint == entries[name].fingerprint:
+        line += (
+            f"; {name} has the fingerprint they were played with (its command and the files "
+            "it names): only what that does not cover (a module it imports, an external bot's "
+            "program) or chance can make them differ"
+        )
+    observer.announce(line)
+    return dropped
 
 
 def _refuse_entries(

@@ -100,13 +100,20 @@ _SCHEMA = (
         disqualified_order INTEGER NOT NULL DEFAULT 0
     )""",
     "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # The number of every seating that has had a game stored, by its bots in seat order (JSON):
+    # kept when its games are dropped (`replace`), so that they keep their ids when played again.
+    """CREATE TABLE IF NOT EXISTS seatings (
+        seating INTEGER PRIMARY KEY,
+        seats TEXT NOT NULL UNIQUE
+    )""",
 )
 
 _BUSY_TIMEOUT = 30.0
 """Seconds to wait for another connection's write lock before giving up."""
 
 PLANNED = "planned"
-"""The note of how many games the latest run meant the tournament to have."""
+"""The note of how many games the whole tournament has, as the latest run planned it: every
+table's, a gauntlet's run too (which plays only some of them)."""
 LEFT_OUT = "left_out"
 """The note of the submissions the latest run left out: [[folder, reason], ...]."""
 RUN = "run"
@@ -260,6 +267,7 @@ class ResultStore:
                 for statement in _SCHEMA:
                     self._db.execute(statement)
                 self._claim(_canonical(settings))
+                self._number_seatings()
         except BaseException:
             self._db.close()
             raise
@@ -309,6 +317,10 @@ class ResultStore:
                 ),
             )
             if cursor.rowcount:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO seatings (seating, seats) VALUES (?, ?)",
+                    (spec.seating, _canonical(list(spec.seats))),
+                )
                 self._write_lines(outcome.logs)
                 if outcome.times:
                     self._db.execute(
@@ -368,10 +380,11 @@ class ResultStore:
             yield decode_result(spec, result, times)
 
     def seatings(self) -> dict[tuple[str, ...], int]:
-        """The index of every seating with a stored game, by its bots in seat order: a grown
-        tournament keeps these, and numbers its new seatings after them."""
-        rows = self._db.execute("SELECT table_index, MIN(spec) FROM games GROUP BY table_index")
-        return {tuple(json.loads(spec)["seats"]): index for index, spec in rows}
+        """The number of every seating that has had a game stored, by its bots in seat order,
+        its games dropped by `replace` since or not: a grown tournament keeps these, and numbers
+        its new seatings after them, so that a stored game's id never changes."""
+        rows = self._db.execute("SELECT seating, seats FROM seatings")
+        return {tuple(json.loads(seats)): index for index, seats in rows}
 
     def deals(self) -> int:
         """Deals per table in the stored games: one more than the highest deal index."""
@@ -418,7 +431,8 @@ class ResultStore:
 
     def replace(self, name: str, fingerprint: str) -> int:
         """Drop every game of bot `name` and forget its disqualification, taking `fingerprint`
-        as its own from now on; returns how many games were dropped. One transaction.
+        as its own from now on; returns how many games were dropped. One transaction. Their
+        seatings keep their numbers (`seatings`): played again, the games have the same ids.
 
         A bot put out in one of the dropped games is no longer out: its games are played again.
         """
@@ -480,6 +494,16 @@ class ResultStore:
         if row is None or row[0] == given or not self.count():
             return None
         return _differences(row[0], given)
+
+    def _number_seatings(self) -> None:
+        """Fill the `seatings` table of a database made before it was kept, from its games."""
+        if self._db.execute("SELECT 1 FROM seatings LIMIT 1").fetchone() is not None:
+            return
+        rows = self._db.execute("SELECT table_index, MIN(spec) FROM games GROUP BY table_index")
+        self._db.executemany(
+            "INSERT OR IGNORE INTO seatings (seating, seats) VALUES (?, ?)",
+            ((index, _canonical(json.loads(spec)["seats"])) for index, spec in rows.fetchall()),
+        )
 
     def _claim(self, settings: str) -> None:
         """Store the settings of a new database; check them against an existing one's.

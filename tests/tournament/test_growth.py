@@ -149,6 +149,8 @@ def test_the_store_keeps_bots_notes_and_replaces_a_bot(tmp_path: Path) -> None:
         assert gone is not None and (gone.game_id, gone.order) == ("t000-d00-r1", 2)
         assert store.replace("bob", "fp-bob-2") == 4
         assert {o.spec.seats for o in store.outcomes()} == {("ann", "cyd")}
+        # Dropped, bob's seatings keep their numbers: played again, their games keep their ids.
+        assert store.seatings() == {("ann", "bob"): 0, ("ann", "cyd"): 1, ("bob", "cyd"): 2}
         bob = store.entries()["bob"]
         assert (bob.fingerprint, bob.disqualified) == ("fp-bob-2", None)
         store.enter([Entry("bob", "fp-ignored", "bob v3", ("y",), "/w")], {})

@@ -144,3 +144,19 @@ def test_every_saved_game_survives_a_kill(tmp_path: Path) -> None:
     assert {f"t{index:03d}-d00-r0" for index in saved} <= finished
     assert len(stored) == len(finished) >= 30
     assert [outcome.totals[0] for outcome in stored] == list(range(len(stored)))
+
+
+def test_a_database_made_before_seatings_were_kept_numbers_them_from_its_games(
+    tmp_path: Path, outcomes: list[GameOutcome]
+) -> None:
+    path = tmp_path / "results.sqlite"
+    with ResultStore(path, SETTINGS) as store:
+        for outcome in outcomes:
+            store.save(outcome)
+        numbered = store.seatings()
+    assert len(numbered) > 1
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE seatings")
+    db.close()
+    with ResultStore(path, SETTINGS) as store:
+        assert store.seatings() == numbered
