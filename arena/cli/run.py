@@ -254,8 +254,8 @@ async def _run(
                 from arena.tournament.cluster import open_cluster
 
                 cluster = await stack.enter_async_context(open_cluster(config))
-            hold.make()
-            if submissions is not None:
+            if submissions is not None:  # the builds and their logs are kept whatever comes
+                hold.make()
                 building = asyncio.ensure_future(_enter(submissions, config, cluster))
                 stopping = asyncio.ensure_future(stop.wait())
                 await asyncio.wait([building, stopping], return_when=asyncio.FIRST_COMPLETED)

@@ -11,6 +11,9 @@ leaves the folder exactly as it was), and the kernel lets go of it when the proc
 it ends, so a run killed with SIGKILL never leaves a stale lock behind. The descriptor is not
 inherited (Python opens it close-on-exec), so a bot that outlives the arena does not hold it.
 Which process holds it is read from the kernel's own table (`/proc/locks`).
+
+A run that made its folder and then fails at its start, before a game is stored (a port in use,
+no sandbox for `--sandbox on`), takes the folder back (`take_back`), as if refused by its checks.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,12 +57,14 @@ class OutputHold:
         if os.path.isdir(self.folder):
             self._lock()
 
-    def make(self) -> None:
-        """Make the folder (private, `make_private`) unless it exists, and hold it."""
+    def make(self) -> Path | None:
+        """Make the folder (private, `make_private`) unless it exists, and hold it; return the
+        outermost folder made (the folder, or its first missing parent), None if none was."""
         if self._nested or self._descriptor is not None:
-            return
-        make_private(self.folder)
+            return None
+        made = make_private(self.folder)
         self._lock()
+        return made
 
     def release(self) -> None:
         if self._nested:
@@ -80,6 +87,31 @@ class OutputHold:
         _HELD[self._key] = 1
 
 
+def take_back(made: Path | None, database: Path) -> None:
+    """Remove what a run made (`OutputHold.make`'s outermost folder) when it failed before a
+    game was stored: a run refused by what it met at its start (a port in use, no sandbox) then
+    leaves no folder behind, as a run refused by its checks does. A folder with a game stored is
+    kept, whatever ended the run."""
+    if made is None or stored_games(database):
+        return
+    shutil.rmtree(made, ignore_errors=True)
+
+
+def stored_games(database: Path) -> int:
+    """How many games the database holds (0 when there is none, or it cannot be read)."""
+    if not database.is_file():
+        return 0
+    try:
+        db = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            (count,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+    return int(count)
+
+
 @contextlib.contextmanager
 def hold_output(folder: Path) -> Iterator[OutputHold]:
     """Hold `folder` for the block: at once if it exists, else from `OutputHold.make`, which
@@ -93,16 +125,23 @@ def hold_output(folder: Path) -> Iterator[OutputHold]:
         hold.release()
 
 
-def make_private(folder: Path) -> None:
+def make_private(folder: Path) -> Path | None:
     """Make `folder` private to this user (mode 0700, whatever the umask) unless it exists: it
     holds the results, the seed, the bots' logs and builds. A folder that exists keeps its mode:
-    the organizer made it so."""
+    the organizer made it so. Returns the outermost folder made (`folder`, or its first missing
+    parent, which is made as usual), None if `folder` existed."""
+    outermost = None
+    for path in (folder, *folder.parents):
+        if path.exists():
+            break
+        outermost = path
     folder.parent.mkdir(parents=True, exist_ok=True)
     try:
         folder.mkdir(mode=0o700)
     except FileExistsError:
-        return
+        return None
     os.chmod(folder, 0o700)
+    return outermost
 
 
 def busy(folder: Path) -> str:

@@ -28,7 +28,7 @@ from arena.server.lobby import Bot
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executor import ThisMachine, Venue, WorkersReport
 from arena.tournament.fingerprint import bot_fingerprint, differences, shown_command
-from arena.tournament.folder import hold_output
+from arena.tournament.folder import hold_output, take_back
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
@@ -180,7 +180,8 @@ async def run_tournament(
     with contextlib.ExitStack() as held:
         hold = held.enter_context(hold_output(output))  # refused if another run holds it
         config, seed_line, entries = _checked(config, design)
-        hold.make()  # every check passed: the first write
+        made = hold.make()  # every check passed: the first write
+        held.push(lambda kind, *_: _taken_back(made, output, kind))
         observer.announce(seed_line)
         store = held.enter_context(_open_store(config, design))
         replaced = _check_entries(store, config, entries, observer)
@@ -233,6 +234,14 @@ def _whole(config: TournamentConfig, store: ResultStore, planned: int) -> int:
     seats = config.table_size
     tables = config.sample if config.sample is not None else comb(len(config.bots), seats)
     return max(planned, tables * max(config.deals, store.deals()) * seats)
+
+
+def _taken_back(made: Path | None, output: Path, kind: type[BaseException] | None) -> bool:
+    """When the run fails (an error, not an interruption) before its first game is stored,
+    take back the folder it made (`take_back`); never suppresses the error."""
+    if kind is not None and issubclass(kind, Exception):
+        take_back(made, output / DATABASE)
+    return False
 
 
 def check_run(config: TournamentConfig, design: Design = TOURNAMENT) -> None:

@@ -3,10 +3,12 @@ never empty, the folder private however it is made, and a refused run leaves it 
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.server.specs import parse_bot
+from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import FolderBusyError
 from arena.tournament.folder import hold_output, holder_of
+from arena.tournament.runner import run_tournament
 from tests.cli.helpers import caught_run
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
@@ -282,3 +287,26 @@ def test_a_second_run_on_a_folder_is_refused_and_a_killed_run_leaves_no_lock(
     again = CliRunner().invoke(main, ["run", *TWO, "--quiet", "--output", str(out)])
     assert again.exit_code == 0, again.output
     assert f"2 of 2 games in {out}/" in again.stdout
+
+
+@pytest.mark.integration
+def test_a_run_that_fails_at_its_start_takes_back_the_folder_it_made(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    """Refused by what it met at its start (here its --listen port is taken) rather than by its
+    checks, a run leaves no folder either: the one it made (with its first missing parent) goes,
+    with the database it had opened, since no game was stored."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = taken.getsockname()[1]
+        bots = tuple(parse_bot(entry) for entry in (f"a={LOWEST}", f"b={HIGHEST}"))
+        config = TournamentConfig(
+            bots=bots, output=tmp_path / "new" / "out", listen=f"127.0.0.1:{port}"
+        )
+        with pytest.raises(Exception, match=str(port)):  # whatever names the port taken
+            asyncio.run(run_tournament(config))
+    finally:
+        taken.close()
+    assert os.listdir(tmp_path) == []
