@@ -30,9 +30,10 @@ pytestmark = pytest.mark.integration
 ARENA = Path(sys.executable).parent / "arena"
 HEURISTIC = str(SAMPLE_BOTS / "heuristic_bot.py")
 NOISY = str(SAMPLE_BOTS / "noisy_heuristic_bot.py")
-FAST = ["--seed", "3", "--reuse-processes", "--concurrency", "2", "--deadline", "5", "--json"]
-"""A deadline no sample bot comes near however loaded the machine (timeouts are not what is
-tested): the verdicts are the same whichever game finishes first, beside any other tests."""
+FAST = ["--seed", "3", "--reuse-processes", "--concurrency", "2", "--json"]
+FAST += ["--deadline", "5", "--startup-timeout", "60"]
+"""A deadline and a start-up timeout no sample bot comes near however loaded the machine (neither
+is what is tested): the verdicts are the same whichever game finishes first, beside any tests."""
 
 
 def compare(output: Path, *args: str) -> dict[str, Any]:
