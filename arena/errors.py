@@ -4,7 +4,7 @@ It imports nothing, so every layer can import it. Bad input has one branch per l
 `arena.rules.errors.RulesError` (a decision or a setting the rules do not allow, or the engine
 asked out of turn), `arena.tournament.errors.ConfigError` (a tournament that cannot run as
 configured), `arena.server.errors.BotError` (a bot entry, submission or listening address that
-cannot be used), `arena.server.options.OptionError` (a value a bot option cannot take),
+cannot be used), `arena.server.declared.OptionError` (a value a declared setting cannot take),
 `arena.tournament.errors.StoreError` (a results database that does not fit the run) and
 `arena.spectate.source.SpectateError` (results that cannot be shown); each is a ValueError too.
 `MachineError` is the other cause: the input is fine but the machine cannot do what it asks (no

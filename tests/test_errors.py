@@ -31,11 +31,11 @@ from arena.rules import (
     UnknownCardError,
     bullheads,
 )
+from arena.server.declared import OptionError
 from arena.server.errors import BotError
 from arena.server.isolation.fairness import FairnessError
 from arena.server.isolation.sandbox import SandboxError
 from arena.server.lobby import BotSpec
-from arena.server.options import OptionError
 from arena.spectate import SpectateError
 from arena.tournament import runner, schedule
 from arena.tournament.cluster import ClusterError

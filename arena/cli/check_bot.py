@@ -45,12 +45,17 @@ def check_options(**given: Any) -> BotOptions:
 )
 def check_bot_command(command: tuple[str, ...], name: str, logs: Path | None, **given: Any) -> None:
     """Put a bot through scripted situations before a contest; exit 0 only if it passes all."""
-    from arena.server.specs import parse_command
+    from arena.server.specs import check_name, parse_command
 
+    try:
+        if name:
+            check_name(name)
+    except BotError as error:
+        raise click.BadParameter(str(error), param_hint="'--name'") from None
     try:
         spec = parse_command(name, shlex.join(command))
     except BotError as error:
-        raise click.UsageError(str(error)) from None
+        raise click.BadParameter(str(error), param_hint="'COMMAND'") from None
     if spec.argv is None:
         raise click.UsageError("check-bot starts the bot itself: give its command")
     click.echo(f"checking {spec.name}: {shlex.join(command)}")

@@ -14,7 +14,7 @@ import click
 
 from arena.cli.exits import EXIT_INTERRUPTED, one_line
 from arena.cli.group import LazyOptions, bot_specs, main
-from arena.cli.options import setting_option
+from arena.cli.options import declared_parameter, setting_option
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from arena.server.lobby import BotSpec
@@ -30,21 +30,16 @@ COMPARE_EPILOG = (
 
 
 def _compare_options() -> list[click.Parameter]:
-    """`arena compare`'s options beyond its own: the tournament settings it shares with `arena
-    run`, as `TournamentConfig` declares them, and its cap on games."""
-    from arena.tournament.compare import DEFAULT_MAX_GAMES, NOT_SHARED
+    """`arena compare`'s options beyond its bots: its own settings (the hypotheses, the cap on
+    games), as `CompareSettings` declares them, and the tournament settings it shares with
+    `arena run`, as `TournamentConfig` declares them."""
+    from arena.tournament.compare import COMPARE_SETTINGS, NOT_SHARED
     from arena.tournament.config import SETTINGS
 
-    cap = click.Option(
-        ["--max-games"],
-        type=click.IntRange(min=1),
-        default=DEFAULT_MAX_GAMES,
-        show_default=True,
-        help="Stop undecided after this many games (NEW's and OLD's together).",
-    )
+    own = [declared_parameter(declared, declared.default) for declared in COMPARE_SETTINGS]
     shared = [s for s in SETTINGS if s.name not in NOT_SHARED]
     shown = {"output": "arena-compare/NEW-vs-OLD, by the bots' names"}
-    return [cap, *(setting_option(replace(s, shown=shown.get(s.name, s.shown))) for s in shared)]
+    return [*own, *(setting_option(replace(s, shown=shown.get(s.name, s.shown))) for s in shared)]
 
 
 def _one_bot(ctx: click.Context, param: click.Parameter, value: str) -> BotSpec:
@@ -52,10 +47,7 @@ def _one_bot(ctx: click.Context, param: click.Parameter, value: str) -> BotSpec:
     return spec
 
 
-_SHARE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
-
-
-@main.command(cls=LazyOptions, build=_compare_options, after="beta", epilog=COMPARE_EPILOG)
+@main.command(cls=LazyOptions, build=_compare_options, after="field", epilog=COMPARE_EPILOG)
 @click.argument("new", metavar="NEW", callback=_one_bot)
 @click.argument("old", metavar="OLD", callback=_one_bot)
 @click.option(
@@ -66,27 +58,6 @@ _SHARE = click.FloatRange(0, 0.5, min_open=True, max_open=True)
     metavar="[NAME=]COMMAND",
     help="A bot of the field, the other seats of every table (repeatable).  [default: the "
     "sample bots heuristic, lowest and random]",
-)
-@click.option(
-    "--margin",
-    type=click.FloatRange(0, min_open=True),
-    default=1.0,
-    show_default=True,
-    help="H1: NEW takes at least this many fewer bullheads per game than OLD.",
-)
-@click.option(
-    "--alpha",
-    type=_SHARE,
-    default=0.05,
-    show_default=True,
-    help="The chance of accepting H1 when NEW is no better.",
-)
-@click.option(
-    "--beta",
-    type=_SHARE,
-    default=0.05,
-    show_default=True,
-    help="The chance of accepting H0 when NEW is better by the margin.",
 )
 @click.option("--quiet", is_flag=True, help="No progress line.  [default: off]")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.  [default: off]")
@@ -111,12 +82,12 @@ def compare(
     """
     from arena.tournament.compare import (
         CompareConfig,
+        CompareSettings,
         default_field,
         stored_line,
         verdict_lines,
     )
     from arena.tournament.config import TournamentConfig
-    from arena.tournament.stats.sprt import Hypotheses
 
     with one_line("choose a folder you can write to with --output"):
         given = {key: value for key, value in overrides.items() if value is not None}
@@ -127,7 +98,7 @@ def compare(
             old,
             tuple(field) or default_field(),
             TournamentConfig().with_settings(given),
-            Hypotheses(margin, alpha, beta),
+            CompareSettings(margin, alpha, beta, max_games).hypotheses(),
             max_games,
         )
         result = asyncio.run(_compare(config, quiet or as_json))

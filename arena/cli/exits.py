@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from arena.errors import MachineError
+from arena.server.declared import OptionError
 from arena.server.errors import BotError
-from arena.server.options import OptionError
 from arena.spectate import SpectateError
 from arena.tournament.errors import ConfigError, FolderBusyError, StoreError
 
@@ -102,7 +102,7 @@ def environment_problem(
             return f"cannot write{where}: the disk is full ({why}): {free}"
         if error.errno in _READ_ONLY:
             return f"cannot write{where}: {why}: {write_fix}"
-        return f"cannot use{where}: {why}"
+        return f"cannot use{where}: {why}: {write_fix}"
     message = str(error)
     if "readonly" in message or "read-only" in message:
         return f"cannot write the results database: {message}: {write_fix}"

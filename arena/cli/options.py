@@ -3,19 +3,22 @@ tournament setting, as `TournamentConfig` declares it; and the bot options of `a
 and `arena play`, as `BotOptions` declares them (`arena.server.options`, which loads no gRPC).
 
 A tournament's settings for bots are declared by `BotOptions` too (`config.bot_setting`), so
-every command's deadline, time bank and limits have one help text, one default and one bound."""
+every command's deadline, time bank and limits have one help text, one default and one bound.
+Each value is checked as the option is parsed, by its declaration (`DeclaredType`): a value it
+cannot take (nan, inf, 1e308, 10**30, a negative time) is one line naming the flag, the value
+and what it would take, before anything runs or is written."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from arena.server.options import OPTIONS_BY_NAME, show_default
+from arena.server.declared import Declared, OptionError, Range, show_default
+from arena.server.options import OPTIONS_BY_NAME
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from arena.tournament.config import Setting
@@ -40,9 +43,38 @@ def setting_options() -> list[click.Parameter]:
     return [setting_option(setting) for setting in SETTINGS]
 
 
+class DeclaredType(click.ParamType):  # type: ignore[type-arg]
+    """A click type of a declared setting: the text given read as its type (a number, an enum by
+    its value, a text of its form), then held to its declaration (`Declared.convert`: its range,
+    finiteness); click names the flag of a refusal, with the text given and what it would take:
+    `Invalid value for '--deadline': nan is not a number of seconds above 0 and at most ...`."""
+
+    def __init__(self, declared: Declared) -> None:
+        self.declared = declared
+        self.name = declared.kind.__name__
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        if self.declared.choices:
+            return "[" + "|".join(self.declared.choices) + "]"
+        return {int: "INTEGER", float: "FLOAT"}.get(self.declared.kind, "TEXT")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        shown = repr(str(value))
+        if isinstance(value, str) and self.declared.kind in (int, float):
+            try:
+                number = self.declared.kind(value)
+            except ValueError:
+                self.fail(f"{shown} is not {self.declared.accepted()}", param, ctx)
+            shown, value = value, number  # a number as it was given: nan, 1e308, 10**30
+        try:
+            return self.declared.convert(value)
+        except OptionError as error:
+            self.fail(f"{shown} is not {error.accepted}", param, ctx)
+
+
 class ShownOption(click.Option):
     """An option whose help shows its default as its declaration says (`1`, not `1.0`; `the
-    machine's cores`, not a number)."""
+    machine's cores`, not a number), and the range of a number (`0<x<=4294967`)."""
 
     def __init__(self, *args: Any, shown: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -51,6 +83,8 @@ class ShownOption(click.Option):
     def get_help_extra(self, ctx: click.Context) -> click.types.OptionHelpExtra:
         extra = super().get_help_extra(ctx)
         extra["default"] = self.shown
+        if isinstance(self.type, DeclaredType) and isinstance(self.type.declared.bound, Range):
+            extra["range"] = self.type.declared.bound.shown
         return extra
 
 
@@ -63,23 +97,16 @@ class SettingOption(ShownOption):
 
 
 def setting_option(setting: Setting) -> click.Option:
-    """The option of one setting, named, typed and explained by its declaration."""
+    """The option of one setting, named, typed, bounded and explained by its declaration."""
     common: dict[str, Any] = {"help": setting.help, "shown": setting.shown}
     if setting.kind is bool:  # a setting that is on by default is turned off with --no-NAME
         flag = setting.option
         declared = f"{flag}/--no-{flag[2:]}" if setting.default else flag
         return SettingOption([declared], is_flag=True, **common)
-    kind: click.ParamType[Any, Any] = click.STRING
-    metavar = None
-    if setting.choices:  # checked by the config, which names the choices when it refuses one
-        metavar = "[" + "|".join(setting.choices) + "]"
-    elif setting.kind is Path:
+    kind: click.ParamType[Any, Any] = DeclaredType(setting)
+    if setting.kind is Path:
         kind = AbsolutePath(file_okay=not setting.folder, dir_okay=setting.folder, path_type=Path)
-    elif setting.kind is int:
-        kind = click.INT
-    elif setting.kind is float:
-        kind = click.FLOAT
-    return SettingOption([setting.option], type=kind, metavar=metavar, **common)
+    return SettingOption([setting.option], type=kind, **common)
 
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
@@ -102,23 +129,27 @@ def bot_option(name: str, default: Any) -> Callable[[_Command], _Command]:
     """The option of one bot option, with `default`."""
     declared = OPTIONS_BY_NAME[name]
     flag = "--" + name.replace("_", "-")
-    common: dict[str, Any] = {
-        "help": declared.help,
-        "cls": ShownOption,
-        "shown": show_default(default),
-    }
+    return declared_option(declared, flag, default)
+
+
+def declared_option(declared: Declared, flag: str, default: Any) -> Callable[[_Command], _Command]:
+    """The option `flag` of a declared setting, with `default` (see `declared_parameter`)."""
+    decls, attributes = _declared(declared, flag, default)
+    return click.option(*decls, cls=ShownOption, **attributes)
+
+
+def declared_parameter(declared: Declared, default: Any) -> click.Option:
+    """The option of a declared setting, `--NAME` with `default`, for a command that builds its
+    options when it first parses (`arena.cli.group.LazyOptions`)."""
+    decls, attributes = _declared(declared, "--" + declared.name.replace("_", "-"), default)
+    return ShownOption(decls, **attributes)
+
+
+def _declared(declared: Declared, flag: str, default: Any) -> tuple[list[str], dict[str, Any]]:
+    """An option's declarations and attributes: a flag for a bool (and --no-FLAG), else of the
+    setting's `DeclaredType`."""
+    shown = declared.shown if default == declared.default else show_default(default)
+    attributes: dict[str, Any] = {"help": declared.help, "shown": shown, "default": default}
     if declared.kind is bool:
-        return click.option(f"{flag}/--no-{flag[2:]}", default=default, **common)
-    kind: click.ParamType[Any, Any]
-    if issubclass(declared.kind, Enum):
-        kind = click.Choice([str(member.value) for member in declared.kind])
-        common["callback"] = lambda ctx, param, value: declared.kind(value)
-        default = str(default.value)
-    else:
-        bound = declared.at_least if declared.above is None else declared.above
-        opened = declared.above is not None
-        if declared.kind is float:
-            kind = click.FloatRange(min=bound, min_open=opened)
-        else:
-            kind = click.IntRange(min=None if bound is None else int(bound), min_open=opened)
-    return click.option(flag, type=kind, default=default, **common)
+        return [f"{flag}/--no-{flag[2:]}"], attributes
+    return [flag], {**attributes, "type": DeclaredType(declared)}

@@ -7,18 +7,19 @@ import asyncio
 import random
 import sys
 import tempfile
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from arena.cli.exits import EXIT_DIFFERENT, EXIT_OK, one_line
 from arena.cli.group import bot_specs, main
-from arena.cli.options import AbsolutePath, bot_options
+from arena.cli.options import AbsolutePath, bot_options, declared_option
 from arena.players import BUILTIN, Fault, GameResult, LocalPlayer, play_game
 from arena.rules import DEFAULT_END_SCORE, MAX_PLAYERS, MIN_PLAYERS, GameRecord, Settings, Variant
+from arena.server.declared import END_SCORE, PLAYERS, ROUNDS, SEED, declarations, declare, whole
 from arena.server.options import BotOptions
 from arena.spectate import SpectateError, open_games
 from arena.spectate.display import fault_line, render_game
@@ -27,24 +28,51 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     from arena.server.lobby import BotSpec
 
 
+@dataclass(frozen=True)
+class PlaySettings:
+    """`arena play`'s settings of its game, declared as a tournament's are (`arena.server.declared`)
+    and with the same ranges (a seed, an end score, a round cap as `arena run` takes them), so
+    that each value is checked as its option is parsed, naming the flag."""
+
+    players: int | None = field(
+        default=None,
+        metadata=declare("Seats at the table.", shown="one per --bot, else 4", bound=PLAYERS),
+    )
+    seed: int = field(default=0, metadata=declare("Seed of the deal.", bound=SEED))
+    variant: Variant = field(
+        default=Variant.STANDARD, metadata=declare("How each round's cards are set up.")
+    )
+    end_score: int = field(
+        default=DEFAULT_END_SCORE,
+        metadata=declare("Bullheads that end a game.", bound=END_SCORE),
+    )
+    max_rounds: int | None = field(default=None, metadata=declare("Cap on rounds.", bound=ROUNDS))
+    rotation: int = field(
+        default=0,
+        metadata=declare(
+            "Seat rotation of the deal, a shift: seat s holds the hand dealt to seat s + "
+            "ROTATION (0: as dealt).",
+            bound=whole(0, MAX_PLAYERS - 1),
+        ),
+    )
+
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+_SETTINGS = {declared.name: declared for declared in declarations(PlaySettings)}
+
+
+def _setting(name: str) -> Callable[[_Command], _Command]:
+    """The option of one of play's settings, as `PlaySettings` declares it."""
+    declared = _SETTINGS[name]
+    return declared_option(declared, "--" + name.replace("_", "-"), declared.default)
+
+
 @main.command()
-@click.option(
-    "--players",
-    type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
-    default=None,
-    help="Seats at the table (default: one per --bot, else 4).",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deal.")
-@click.option(
-    "--variant",
-    type=click.Choice([v.value for v in Variant]),
-    default=Variant.STANDARD.value,
-    show_default=True,
-)
-@click.option(
-    "--end-score", type=click.IntRange(min=1), default=DEFAULT_END_SCORE, show_default=True
-)
-@click.option("--max-rounds", type=click.IntRange(min=1), default=None, help="Cap on rounds.")
+@_setting("players")
+@_setting("seed")
+@_setting("variant")
+@_setting("end_score")
+@_setting("max_rounds")
 @click.option(
     "--strategy",
     "strategies",
@@ -68,14 +96,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
     default=None,
     help="Folder for the bots' logs (default: a temporary one).",
 )
-@click.option(
-    "--rotation",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seat rotation of the deal, a shift: seat s holds the hand dealt to seat s + ROTATION "
-    "(0: as dealt).",
-)
+@_setting("rotation")
 @click.option(
     "--game",
     metavar="ID|NUMBER",
@@ -91,7 +112,7 @@ if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
 def play(
     players: int | None,
     seed: int,
-    variant: str,
+    variant: Variant,
     end_score: int,
     max_rounds: int | None,
     strategies: tuple[str, ...],
@@ -108,14 +129,26 @@ def play(
         raise click.UsageError(
             "--game ID and an OUTPUT_FOLDER go together: arena play --game ID OUT"
         )
+    given = _given(click.get_current_context())
     if game is not None and results is not None:
         if bots or strategies:
             raise click.UsageError("--game plays the tournament's own bots: no --bot or --strategy")
+        for name in sorted(given & set(_OF_THE_GAME)):
+            raise click.UsageError(
+                f"--game plays the stored game with its own {_OF_THE_GAME[name]}: leave "
+                f"{_flag(name)} out"
+            )
         with one_line("give --logs a folder you can write to"):
             same = asyncio.run(_play_again(results, game, logs))
         sys.exit(EXIT_OK if same else EXIT_DIFFERENT)
     if bots and strategies:
         raise click.UsageError("use either --bot or --strategy, not both")
+    for name in sorted(given & {"deadline", "logs"}):
+        if not bots:
+            raise click.UsageError(
+                f"{_flag(name)} is for bots (--bot): the built-in strategies have no "
+                f"{'deadline' if name == 'deadline' else 'logs'}; leave {_flag(name)} out"
+            )
     seats = players or len(bots) or 4
     if bots and len(bots) != seats:
         raise click.UsageError(f"--players {seats} needs {seats} --bot options, not {len(bots)}")
@@ -126,7 +159,7 @@ def play(
         )
     if rotation >= seats:
         raise click.UsageError(f"--rotation must be below the {seats} players, not {rotation}")
-    settings = Settings(seats, Variant(variant), end_score, max_rounds)
+    settings = Settings(seats, variant, end_score, max_rounds)
     if bots:
         names = [bot.name for bot in bots]
         if len(set(names)) != len(names):
@@ -144,6 +177,32 @@ def play(
     click.echo(f"seed {seed}, " + render_game(result.record, names))
     for fault in result.faults:
         click.echo(fault_line(fault, names))
+
+
+_OF_THE_GAME = {
+    "players": "seats",
+    "seed": "seed",
+    "variant": "variant",
+    "end_score": "end score",
+    "max_rounds": "round cap",
+    "rotation": "seat rotation",
+    "deadline": "deadlines (its tournament's)",
+}
+"""What `--game` takes from the stored game, by the option that would set it otherwise."""
+
+
+def _given(ctx: click.Context) -> set[str]:
+    """The options given on the command line (or by environment), not left at their defaults."""
+    sources = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+    return {
+        param.name
+        for param in ctx.command.params
+        if param.name is not None and ctx.get_parameter_source(param.name) in sources
+    }
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 async def _play_bots(

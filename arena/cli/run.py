@@ -73,6 +73,11 @@ def run(
     """
     from arena.tournament.config import TournamentConfig, load
 
+    if submissions is None and overrides.get("build_timeout") is not None:
+        raise click.UsageError(
+            "--build-timeout is for the builds of --submissions, which is not given: leave "
+            "--build-timeout out"
+        )
     write_fix = "choose a folder you can write to with --output"
     with one_line(write_fix) as place:
         config = load(tournament_file) if tournament_file else TournamentConfig()
@@ -81,6 +86,11 @@ def run(
         place.folder = config.output
         if bots:
             config = replace(config, bots=tuple(bots))
+        config.check_settings()  # before any submission is built or any cluster reached
+        if submissions is not None:
+            from arena.tournament.submissions import check_folder
+
+            check_folder(submissions)
         summary = asyncio.run(_run(config, submissions, quiet or as_json))
     if summary is None:
         click.echo(

@@ -44,6 +44,11 @@ def parse_bot(value: str, base: Path | None = None) -> BotSpec:
     name, sep, command = value.partition("=")
     if not sep or " " in name or "/" in name:
         name, command = "", value
+    elif not name:
+        raise BadBotSpec(
+            f"{value!r} has an empty name before '=': write NAME=COMMAND, or just COMMAND to "
+            "name the bot after its program's file"
+        )
     return parse_command(name, command, base)
 
 
@@ -70,14 +75,24 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
     """
     if protocol not in PROTOCOLS:
         raise BadBotSpec(f"unknown protocol {protocol!r}: choose {' or '.join(PROTOCOLS)}")
-    try:
-        argv = shlex.split(command)
-    except ValueError as error:
-        raise BadBotSpec(f"cannot read the command {command!r}: {error}") from None
-    if not argv:
+    whole = (base or Path()) / command.strip()
+    if " " in command.strip() and whole.is_file():  # a path with spaces, unquoted: one program
+        argv = [command.strip()]
+    else:
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise BadBotSpec(f"cannot read the command {command!r}: {error}") from None
+    if not argv or not argv[0].strip():
         raise BadBotSpec(f"{command!r} has no command: write NAME=COMMAND")
     program = argv[0]
     name = check_name(name or default_name(argv, base))
+    folder = (base or Path()) / program
+    if folder.is_dir():
+        raise BadBotSpec(
+            f"{str(folder)!r} is a folder, not a program: give the bot's program in it (e.g. "
+            f"{os.path.join(program, 'bot.py')}), or enter folders of bots with --submissions"
+        )
     if "/" in program or program.endswith(".py"):
         path = (base or Path()) / program
         if not path.is_file():
@@ -90,7 +105,10 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
                 f"{str(path)!r} is not executable: chmod +x it, or name its interpreter"
             )
     elif shutil.which(program) is None:
-        raise BadBotSpec(f"no such command {program!r} on PATH: check the command of bot {name!r}")
+        spaced = " (a path with spaces? quote it)" if len(argv) > 1 else ""
+        raise BadBotSpec(
+            f"no such command {program!r} on PATH: check the command of bot {name!r}{spaced}"
+        )
     for index, argument in enumerate(argv[1:], start=1):  # e.g. `node bot.js`: the script too
         if not os.path.isabs(argument) and ((base or Path()) / argument).is_file():
             argv[index] = os.path.abspath((base or Path()) / argument)

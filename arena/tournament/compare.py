@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.server.declared import MAX_WHOLE, Declared, Range, declarations, declare, whole
 from arena.server.lobby import BotSpec
 from arena.server.specs import bot_spec
 from arena.tournament.config import ConfigError, TournamentConfig
@@ -49,13 +50,57 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
 DEFAULT_FIELD = ("heuristic", "lowest", "random")
 """The sample bots of the default field: `sample_bots/python/NAME_bot.py`, named NAME."""
 DEFAULT_MAX_GAMES = 10_000
-"""Games at most, NEW's and OLD's together: at a margin of 1 bullhead, two equally strong bots
-(not identical: the noisy twin against itself) took about 5,100 whole games on average to accept
-H0 in `scripts/measure_compare.py` (a deal's difference varies by about 10 bullheads), a clearly
-better one about 600 to accept H1, so most comparisons end with a verdict within it."""
+"""Games at most (`CompareSettings.max_games`), NEW's and OLD's together: at a margin of 1
+bullhead, two equally strong bots (not identical: the noisy twin against itself) took about
+5,100 whole games on average to accept H0 in `scripts/measure_compare.py` (a deal's difference
+varies by about 10 bullheads), a clearly better one about 600 to accept H1, so most comparisons
+end with a verdict within it."""
 NOT_SHARED = ("players", "games", "sample", "gauntlet", "replace", "allow_faults", "build_timeout")
 """Tournament settings that `arena compare` does not take: the table is the candidate and the
 field, the games are decided by the test (`--max-games`), and the rest concern tournaments."""
+
+SHARE = Range(0, 0.5, above=True, below=True)
+"""An error rate of the test: above 0 and below a half."""
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """`arena compare`'s own settings beyond the tournament's, declared as those are: the
+    hypotheses of the test and the cap on games; `arena compare`'s options are built from them
+    (`COMPARE_SETTINGS`), and each value is checked by its declaration."""
+
+    margin: float = dataclasses.field(
+        default=1.0,
+        metadata=declare(
+            "H1: NEW takes at least this many fewer bullheads per game than OLD.",
+            bound=Range(0, MAX_WHOLE, above=True, unit="bullheads"),
+        ),
+    )
+    alpha: float = dataclasses.field(
+        default=0.05,
+        metadata=declare("The chance of accepting H1 when NEW is no better.", bound=SHARE),
+    )
+    beta: float = dataclasses.field(
+        default=0.05,
+        metadata=declare(
+            "The chance of accepting H0 when NEW is better by the margin.", bound=SHARE
+        ),
+    )
+    max_games: int = dataclasses.field(
+        default=DEFAULT_MAX_GAMES,
+        metadata=declare(
+            "Stop undecided after this many games (NEW's and OLD's together).",
+            bound=whole(1, unit="games"),
+        ),
+    )
+
+    def hypotheses(self) -> Hypotheses:
+        """What the test decides between."""
+        return Hypotheses(self.margin, self.alpha, self.beta)
+
+
+COMPARE_SETTINGS: tuple[Declared, ...] = declarations(CompareSettings)
+"""`arena compare`'s own settings, in their order."""
 
 Progress = Callable[[SprtState, int], None]
 """Told the test's state and the games stored, after every deal the test reads."""

@@ -16,17 +16,39 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from enum import Enum
 from math import gcd
 from pathlib import Path
 from typing import Any, get_type_hints
 
 from arena.rules import DEFAULT_END_SCORE, InvalidSettingsError, Settings, Variant
+from arena.server.declared import (
+    END_SCORE,
+    PLAYERS,
+    ROUNDS,
+    SEED,
+    Bound,
+    Declared,
+    Form,
+    OptionError,
+    absolute_path,
+    declared_values,
+    seconds,
+    shown_value,
+    whole,
+)
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.sandbox import SandboxMode
-from arena.server.listen import Listener, ListenError, is_loopback
+from arena.server.listen import (
+    LISTEN_ADDRESS,
+    Listener,
+    ListenError,
+    check_certificate,
+    check_key_pair,
+    is_host_port,
+    is_loopback,
+)
 from arena.server.lobby import BotSpec
-from arena.server.options import OPTIONS_BY_NAME, BotOptions, Declared, OptionError, declared_values
+from arena.server.options import OPTIONS_BY_NAME, BotOptions
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
 from arena.tournament.schedule import check_sample, round_robin_size
@@ -45,26 +67,47 @@ __all__ = [
 
 MAX_ROUND_ROBIN_GAMES = 100_000
 """Above this many games the full round-robin needs an explicit choice: a sample, or fewer bots."""
+MAX_WORKERS = 1024
+"""The most worker processes `--workers` starts on this machine: far more than its cores, and a
+bound on what one command forks."""
+
+
+def _is_scheduler(address: str) -> bool:
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    return scheme in ("tcp", "tls") and is_host_port(rest)
+
+
+SCHEDULER = Form("a scheduler's address: tcp://HOST:PORT or tls://HOST:PORT", _is_scheduler)
+"""What `--cluster` takes."""
 
 
 def setting(
-    help: str, *, shown: str | None = None, folder: bool = False, in_file: bool = True
+    help: str,
+    *,
+    shown: str | None = None,
+    folder: bool = False,
+    in_file: bool = True,
+    bound: Bound | None = None,
 ) -> dict[str, Any]:
     """The metadata that makes a field of TournamentConfig a setting: a key of `[tournament]` and
     an option of `arena run`, of the field's annotated type, with the field's default.
 
     `help` says what it does; `shown` is how `--help` shows the default (else the default itself,
     "none" for None); `folder`: the setting is a path that names a folder, not a file;
-    `in_file=False`: an action of one run (`--replace`), refused in a tournament file.
+    `in_file=False`: an action of one run (`--replace`), refused in a tournament file; `bound`:
+    the range a number keeps to (every number has one), or the form of a text.
     """
-    return {"help": help, "shown": shown, "folder": folder, "in_file": in_file}
+    return {"help": help, "shown": shown, "folder": folder, "in_file": in_file, "bound": bound}
 
 
 def bot_setting(name: str) -> Any:
-    """The field of TournamentConfig for the bot option `name`, whose default and help are the
-    ones `BotOptions` declares (`arena.server.options`): a setting like the others."""
+    """The field of TournamentConfig for the bot option `name`, whose default, help and bound
+    are the ones `BotOptions` declares (`arena.server.options`): a setting like the others."""
     declared = OPTIONS_BY_NAME[name]
-    return field(default=declared.default, metadata=setting(declared.help, shown=declared.shown))
+    meta = setting(declared.help, shown=declared.shown, bound=declared.bound)
+    return field(default=declared.default, metadata=meta)
 
 
 @dataclass(frozen=True)
@@ -78,7 +121,8 @@ class TournamentConfig:
     bots: tuple[BotSpec, ...] = ()
     """The entered bots (`--bot` options and `[[bot]]` tables): not a setting."""
     players: int | None = field(
-        default=None, metadata=setting("Seats per table.", shown="all bots, up to 10")
+        default=None,
+        metadata=setting("Seats per table.", shown="all bots, up to 10", bound=PLAYERS),
     )
     games: int | None = field(
         default=None,
@@ -86,21 +130,25 @@ class TournamentConfig:
             "Games per table: a multiple of the seats (each deal is played once per seat "
             "rotation); in the professional-draft variant, whose set-up has no chance, one set.",
             shown="one deal per table",
+            bound=whole(1, unit="games"),
         ),
     )
     variant: Variant = field(
         default=Variant.STANDARD, metadata=setting("How each round's cards are set up.")
     )
     end_score: int = field(
-        default=DEFAULT_END_SCORE, metadata=setting("Bullheads that end a game.")
+        default=DEFAULT_END_SCORE, metadata=setting("Bullheads that end a game.", bound=END_SCORE)
     )
-    max_rounds: int | None = field(default=None, metadata=setting("Cap on rounds per game."))
+    max_rounds: int | None = field(
+        default=None, metadata=setting("Cap on rounds per game.", bound=ROUNDS)
+    )
     seed: int | None = field(
         default=None,
         metadata=setting(
             "Tournament seed: every game's deal derives from it. A chosen one reveals every deal "
             "to anyone who knows it.",
             shown="a secret random one, stored with the results (a resume keeps it)",
+            bound=SEED,
         ),
     )
     sample: int | None = field(
@@ -108,6 +156,7 @@ class TournamentConfig:
         metadata=setting(
             "Play a balanced sample of this many tables instead of the full round-robin.",
             shown="the full round-robin",
+            bound=whole(1, unit="tables"),
         ),
     )
     deadline: float = bot_setting("deadline")
@@ -117,7 +166,9 @@ class TournamentConfig:
     concurrency: int = field(
         default_factory=lambda: os.cpu_count() or 1,
         metadata=setting(
-            "Games played at once (fair CPU: at most one per core).", shown="the machine's cores"
+            "Games played at once (fair CPU: at most one per core).",
+            shown="the machine's cores",
+            bound=whole(1, unit="games"),
         ),
     )
     max_faults: int = bot_setting("max_faults")
@@ -130,7 +181,9 @@ class TournamentConfig:
     cpu_seconds: int | None = bot_setting("cpu_seconds")
     listen: str | None = field(
         default=None,
-        metadata=setting("Also listen here for external bots, e.g. 0.0.0.0:7000."),
+        metadata=setting(
+            "Also listen here for external bots, e.g. 0.0.0.0:7000.", bound=LISTEN_ADDRESS
+        ),
     )
     tls_cert: Path | None = field(
         default=None, metadata=setting("TLS certificate (PEM) for --listen.")
@@ -148,13 +201,15 @@ class TournamentConfig:
             "Play the games on this Dask cluster: its scheduler, tcp://HOST:PORT or "
             "tls://HOST:PORT (see `dask scheduler` and `dask worker`).",
             shown="this machine",
+            bound=SCHEDULER,
         ),
     )
     workers: int | None = field(
         default=None,
         metadata=setting(
             "Play the games on a Dask cluster of this many worker processes on this machine "
-            "(the same path as --cluster), sharing --concurrency."
+            "(the same path as --cluster), sharing --concurrency.",
+            bound=whole(1, MAX_WORKERS),
         ),
     )
     bots_dir: Path | None = field(
@@ -210,12 +265,15 @@ class TournamentConfig:
         default=10,
         metadata=setting(
             "Rewrite standings.json and standings.csv every this many games (and at the end); "
-            "0 for only at the end."
+            "0 for only at the end.",
+            bound=whole(0, unit="games"),
         ),
     )
     build_timeout: float = field(
         default=600.0,
-        metadata=setting("Seconds a submission's build may take before it is left out."),
+        metadata=setting(
+            "Seconds a submission's build may take before it is left out.", bound=seconds()
+        ),
     )
     fingerprints: tuple[tuple[str, str], ...] = ()
     """Bots whose fingerprint is not their command's (submissions: their folder's), by name: not
@@ -227,8 +285,9 @@ class TournamentConfig:
         self, values: Mapping[str, Any], base: Path | None = None
     ) -> TournamentConfig:
         """This config with the settings in `values` changed, each checked by its declaration:
-        ConfigError for an unknown one or a value of the wrong type. Paths are relative to `base`
-        when it is given (the folder of a tournament file)."""
+        ConfigError for an unknown one, OptionError (naming it, the value and what it would
+        take) for a value it cannot take. Paths are relative to `base` when it is given (the
+        folder of a tournament file)."""
         changes = {}
         for key, value in values.items():
             declared = _BY_NAME.get(key)
@@ -254,8 +313,6 @@ class TournamentConfig:
             return
         if self.cluster is not None and self.workers is not None:
             raise ConfigError("give --cluster (a running cluster) or --workers N, not both")
-        if self.workers is not None and self.workers < 1:
-            raise ConfigError(f"--workers must be at least 1, not {self.workers!r}")
         external = [bot.name for bot in self.bots if bot.argv is None]
         if external:
             raise ConfigError(
@@ -269,11 +326,6 @@ class TournamentConfig:
         scheme, sep, rest = self.cluster.partition("://")
         if not sep:
             scheme, rest = "tcp", self.cluster
-        if scheme not in ("tcp", "tls") or not rest:
-            raise ConfigError(
-                f"--cluster {self.cluster!r}: give the scheduler's address as tcp://HOST:PORT "
-                "or tls://HOST:PORT"
-            )
         files = {
             "--cluster-ca": self.cluster_ca,
             "--cluster-cert": self.cluster_cert,
@@ -287,12 +339,70 @@ class TournamentConfig:
             for option, path in files.items():
                 if path is not None and not path.is_file():
                     raise ConfigError(f"{option}: no such file {str(path)!r}")
+            assert self.cluster_ca and self.cluster_cert and self.cluster_key
+            try:
+                check_certificate(self.cluster_ca, "--cluster-ca")
+                check_key_pair(
+                    self.cluster_cert, self.cluster_key, "--cluster-cert", "--cluster-key"
+                )
+            except ListenError as error:
+                raise ConfigError(str(error)) from None
         elif not self.insecure and not is_loopback(rest):
             raise ConfigError(
                 f"--cluster {self.cluster} reaches beyond this machine in the clear: use tls:// "
                 "with --cluster-ca, --cluster-cert and --cluster-key, or give --insecure to send "
                 "the bots and games unencrypted"
             )
+
+    def check_settings(self) -> None:
+        """The part of `check` that needs no bots: every value by its declaration, the cluster's
+        settings, settings this run would ignore, and where external bots connect (the port
+        free, the certificate one). `arena run` calls it before it builds any submission or
+        reaches any cluster: a setting that cannot be used costs nothing."""
+        for declared in SETTINGS:
+            declared.check(getattr(self, declared.name))
+        self.check_cluster()
+        self.check_unused()
+        public = self.public()
+        if public is not None:
+            try:
+                public.check()
+            except ListenError as error:
+                raise ConfigError(str(error)) from None
+
+    def check_unused(self) -> None:
+        """Raise ConfigError for a setting given that this run would ignore: TLS files without
+        --listen, --insecure with nothing that reaches beyond this machine, --bots-dir without a
+        cluster, a cluster's certificates without a tls:// one. An option that does nothing is
+        most often a mistake (the --listen forgotten), and says so rather than going unseen."""
+        for option, path in (("--tls-cert", self.tls_cert), ("--tls-key", self.tls_key)):
+            if path is not None and self.listen is None:
+                raise ConfigError(
+                    f"{option} is the TLS of --listen, which is not given: add --listen "
+                    f"HOST:PORT for external bots, or leave {option} out"
+                )
+        if self.insecure and self.listen is None and self.cluster is None:
+            raise ConfigError(
+                "--insecure is for --listen or --cluster beyond this machine, and neither is "
+                "given: leave --insecure out"
+            )
+        if self.bots_dir is not None and not self.distributed:
+            raise ConfigError(
+                "--bots-dir is for the workers of --cluster or --workers, and neither is given: "
+                "leave --bots-dir out"
+            )
+        tls = self.cluster is not None and self.cluster.startswith("tls://")
+        files = {
+            "--cluster-ca": self.cluster_ca,
+            "--cluster-cert": self.cluster_cert,
+            "--cluster-key": self.cluster_key,
+        }
+        for option, path in files.items():
+            if path is not None and not tls:
+                raise ConfigError(
+                    f"{option} is for a tls:// --cluster, and none is given: give --cluster "
+                    f"tls://HOST:PORT, or leave {option} out"
+                )
 
     def public(self) -> Listener | None:
         """Where external bots connect, if anywhere beyond the arena's own loopback port."""
@@ -330,7 +440,9 @@ class TournamentConfig:
         }
 
     def check(self) -> None:
-        """Raise ConfigError naming the first problem, so bad input fails before anything runs."""
+        """Raise ConfigError (OptionError for a value a setting cannot take, as its declaration
+        says) naming the first problem, so bad input fails before anything runs."""
+        self.check_settings()
         names = [bot.name for bot in self.bots]
         if len(names) < 2:
             raise ConfigError("enter at least 2 bots (--bot NAME=COMMAND, or [[bot]] in the file)")
@@ -353,29 +465,11 @@ class TournamentConfig:
                 f"so every deal of a table is the same game; a table plays one set of {seats} "
                 f"games (one per seat rotation): use --games {seats} or leave --games out"
             )
-        try:
-            self.bot_options().check()
-        except OptionError as error:
-            raise ConfigError(str(error)) from None
-        if self.concurrency < 1:
-            raise ConfigError(f"concurrency must be at least 1, not {self.concurrency!r}")
         for option, named in (("--gauntlet", self.gauntlet), ("--replace", self.replace)):
             if named is not None and named not in names:
                 raise ConfigError(
                     f"{option} {named!r} is not an entered bot (entered: {', '.join(names)})"
                 )
-        if self.standings_every < 0 or self.build_timeout <= 0:
-            raise ConfigError(
-                "standings every must be 0 or more games and the build timeout above 0, not "
-                f"{self.standings_every!r} and {self.build_timeout!r}"
-            )
-        self.check_cluster()
-        public = self.public()
-        if public is not None:
-            try:
-                public.check()
-            except ListenError as error:
-                raise ConfigError(str(error)) from None
         if self.sample is not None:
             check_sample(len(names), seats, self.sample)
         size = round_robin_size(len(names), seats, self.deals)
@@ -402,59 +496,11 @@ class Setting(Declared):
         """Its `arena run` option: `--end-score` for `end_score`."""
         return "--" + self.name.replace("_", "-")
 
-    @property
-    def choices(self) -> tuple[str, ...]:
-        """The values an enum setting takes; empty for the others."""
-        if issubclass(self.kind, Enum):
-            return tuple(str(member.value) for member in self.kind)
-        return ()
-
-    def accepts(self, value: object) -> bool:
-        """Whether `value` is of this setting's type, as TOML or the command line gives it."""
-        if self.kind is bool:
-            return isinstance(value, bool)
-        if isinstance(value, bool):
-            return False
-        if self.kind is int:
-            return isinstance(value, int)
-        if self.kind is float:
-            return isinstance(value, int | float)
+    def accepted(self) -> str:
+        """What a value of it is: a path names a folder or a file."""
         if self.kind is Path:
-            return isinstance(value, str | Path)
-        return isinstance(value, str)  # a string, or an enum by a member's value
-
-    def convert(self, value: object, base: Path | None = None) -> Any:
-        """`value` as the config holds it (a float, an enum member, a path relative to `base`
-        when given); ConfigError naming the setting and the value if it is not one."""
-        if not self.accepts(value):
-            raise ConfigError(f"{self.name} cannot be {value!r}")
-        if issubclass(self.kind, Enum):
-            try:
-                return self.kind(value)
-            except ValueError:
-                choices = ", ".join(self.choices)
-                raise ConfigError(
-                    f"unknown {self.name} {value!r}: choose one of {choices}"
-                ) from None
-        if isinstance(value, int | float) and self.kind is float:
-            return float(value)
-        if isinstance(value, str | Path) and self.kind is Path:
-            if not str(value):
-                what = "a folder" if self.folder else "a file"
-                raise ConfigError(
-                    f"{self.name} cannot be empty (it would be the current folder): give {what}"
-                )
-            return absolute_path(value, base)
-        return value
-
-
-def absolute_path(value: str | Path, base: Path | None = None) -> Path:
-    """`value`, relative to `base` (else to the current folder), as the absolute path every path
-    of a config is: made so once, where it comes in (a tournament file, an option), so that what
-    later runs elsewhere (a build in a sandbox, a bot in its own folder, `arena play --game`
-    from another folder) finds the same file. Normalized, but not resolved: a link named stays
-    that link."""
-    return Path(os.path.abspath(base / value if base is not None else value))
+            return "the path of a folder" if self.folder else "the path of a file"
+        return super().accepted()
 
 
 def _declared() -> tuple[Setting, ...]:
@@ -492,12 +538,7 @@ def load(path: Path) -> TournamentConfig:
     a bot that cannot be entered.
     """
     shown = repr(str(path))
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as error:
-        raise ConfigError(f"cannot read {shown}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{shown} is not valid TOML: {error}") from None
+    data = _read_toml(path, shown)
     unknown = [key for key in data if key not in _TABLES]
     if unknown:
         raise ConfigError(
@@ -506,9 +547,13 @@ def load(path: Path) -> TournamentConfig:
     table = data.get("tournament", {})
     entries = data.get("bot", [])
     if not isinstance(table, dict):
-        raise ConfigError(f"{shown}: tournament must be a [tournament] table, not {table!r}")
+        raise ConfigError(
+            f"{shown}: tournament must be a [tournament] table, not {shown_value(table)}"
+        )
     if not isinstance(entries, list):
-        raise ConfigError(f"{shown}: bot must be [[bot]] tables, not {entries!r}")
+        raise ConfigError(
+            f"{shown}: bot must be [[bot]] tables (an array of tables), not {shown_value(entries)}"
+        )
     base = absolute_path(path).parent
     for key in table:
         if key in _BY_NAME and not _BY_NAME[key].in_file:
@@ -517,8 +562,30 @@ def load(path: Path) -> TournamentConfig:
     bots = tuple(_bot(entry, base, shown) for entry in entries)
     try:
         return TournamentConfig(bots=bots).with_settings(table, base)
-    except ConfigError as error:
+    except (ConfigError, OptionError) as error:
         raise ConfigError(f"{shown}: {error}") from None
+
+
+def _read_toml(path: Path, shown: str) -> dict[str, Any]:
+    """The TOML of the file `path` (named `shown`); ConfigError for one that cannot be read
+    (missing, not a regular file: a FIFO would never end), is not UTF-8 text, or not TOML."""
+    try:
+        if path.exists() and not path.is_file():
+            raise ConfigError(f"{shown} is not a file: give a tournament file (TOML)")
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read {shown}: {error.strerror or error}") from None
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{shown} is not UTF-8 text (byte {error.start} is 0x{raw[error.start]:02x}): "
+            "a tournament file is TOML, saved as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{shown} is not valid TOML: {error}") from None
 
 
 def _bot(entry: object, base: Path, shown: str) -> BotSpec:
@@ -531,8 +598,15 @@ def _bot(entry: object, base: Path, shown: str) -> BotSpec:
         raise ConfigError(f"{shown}: unknown key {unknown[0]!r} in a [[bot]] (known: {known})")
     for key, value in entry.items():
         if not isinstance(value, str):
-            raise ConfigError(f"{shown}: a [[bot]]'s {key} must be a string, not {value!r}")
+            raise ConfigError(
+                f"{shown}: a [[bot]]'s {key} must be a string, not {shown_value(value)}"
+            )
     command, name = entry["command"], entry.get("name")
+    if name is not None and not name.strip():
+        raise ConfigError(
+            f"{shown}: a [[bot]]'s name is empty: give it one, or leave name out for its "
+            "program's file name"
+        )
     try:
         return parse_bot(f"{name}={command}" if name else command, base)
     except BadBotSpec as error:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server.declared import shown_value
 from arena.server.errors import BotError
 from arena.server.isolation.cgroups import RunCgroups
 from arena.server.isolation.isolate import isolate
@@ -105,7 +106,7 @@ def read_manifest(folder: Path) -> Manifest:
         raise BadSubmission(f"{MANIFEST}: unknown key {unknown[0]!r} (known: {', '.join(_FIELDS)})")
     for key, value in data.items():
         if not isinstance(value, str):
-            raise BadSubmission(f"{MANIFEST}: {key} must be a string, not {value!r}")
+            raise BadSubmission(f"{MANIFEST}: {key} must be a string, not {shown_value(value)}")
     if not data.get("command", "").strip():
         raise BadSubmission(f"{MANIFEST} needs a command: how to start the bot")
     protocol = data.get("protocol", "grpc")
@@ -117,6 +118,17 @@ def read_manifest(folder: Path) -> Manifest:
         raise BadSubmission(f"{MANIFEST}: {error}") from None
     build = data.get("build", "").strip() or None
     return Manifest(folder, name, data["command"], protocol, build)
+
+
+def check_folder(root: Path) -> None:
+    """BadSubmission unless `root` holds a submission at all (a subfolder, hidden ones aside):
+    an empty folder (the wrong one given, the uploads not yet there) would enter no bot, and
+    say nothing of it."""
+    if not any(p.is_dir() and not p.name.startswith(".") for p in root.iterdir()):
+        raise BadSubmission(
+            f"--submissions {str(root)!r} holds no submission: give the folder with one "
+            f"subfolder per bot, each with its {MANIFEST}"
+        )
 
 
 def find_submissions(root: Path) -> tuple[list[Manifest], list[Rejection]]:

@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cli.check_bot import TIME_BANK, check_options
-from arena.server.options import OPTIONS_BY_NAME, BotOptions, show_default
+from arena.cli.options import DeclaredType
+from arena.server.declared import show_default
+from arena.server.options import OPTIONS_BY_NAME, BotOptions
 
 COMMANDS = {
     "check-bot": ("deadline", "first_deadline", "time_bank", "startup_timeout"),
@@ -35,11 +37,10 @@ def test_help_shows_each_bot_option_as_declared(command: str) -> None:
     for name in COMMANDS[command]:
         declared = OPTIONS_BY_NAME[name]
         default = OWN_DEFAULTS.get((command, name), declared.default)
-        bound = (
-            f"x>{declared.above:g}" if declared.above is not None else f"x>={declared.at_least:g}"
-        )
+        assert declared.bound is not None
+        bound = declared.bound.shown  # type: ignore[union-attr]
         flag = "--" + name.replace("_", "-")
-        line = f"{flag} FLOAT RANGE {declared.help} [default: {show_default(default)}; {bound}]"
+        line = f"{flag} FLOAT {declared.help} [default: {show_default(default)}; {bound}]"
         assert line in text, f"{command}: {line!r} not in {text!r}"
 
 
@@ -53,11 +54,8 @@ def test_each_bot_option_is_typed_and_bounded_as_declared(command: str) -> None:
         declared, option = OPTIONS_BY_NAME[name], params[name]
         assert option.help == declared.help
         assert option.default == OWN_DEFAULTS.get((command, name), declared.default)
-        assert isinstance(option.type, click.FloatRange)
-        assert option.type.min == (
-            declared.above if declared.above is not None else declared.at_least
-        )
-        assert option.type.min_open == (declared.above is not None)
+        assert isinstance(option.type, DeclaredType)
+        assert option.type.declared == declared
 
 
 def test_check_bot_holds_a_bot_to_a_tournaments_options_but_the_time_bank() -> None:
@@ -69,4 +67,7 @@ def test_check_bot_holds_a_bot_to_a_tournaments_options_but_the_time_bank() -> N
 def test_a_deadline_out_of_its_bound_is_one_line_and_exit_2() -> None:
     result = CliRunner().invoke(main, ["play", "--deadline", "0"])
     assert result.exit_code == 2
-    assert re.search(r"Invalid value for '--deadline': 0.0 is not in the range x>0", result.output)
+    assert re.search(
+        r"Invalid value for '--deadline': 0 is not a number of seconds above 0 and at most",
+        result.output,
+    )

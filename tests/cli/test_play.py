@@ -32,5 +32,5 @@ def test_every_variant_plays() -> None:
 def test_bad_input_is_one_line_and_a_non_zero_exit() -> None:
     result = CliRunner().invoke(main, ["play", "--players", "11"])
     assert result.exit_code == 2
-    assert "11 is not in the range 2<=x<=10" in result.output
+    assert "Invalid value for '--players': 11 is not a whole number from 2 to 10" in result.output
     assert "Traceback" not in result.output

@@ -28,7 +28,8 @@ def refuse(*args: str) -> str:
     [
         (
             ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--variant", "chinese"],
-            "unknown variant 'chinese': choose one of standard, professional, professional-draft",
+            "Invalid value for '--variant': 'chinese' is not one of standard, professional, "
+            "professional-draft",
         ),
         (["--bot", "a=/no/such/bot.py", "--bot", f"b={HIGHEST}"], "no such file '/no/such/bot.py'"),
         (
@@ -45,7 +46,7 @@ def refuse(*args: str) -> str:
         ),
         (
             ["--bot", f"a={LOWEST}", "--bot", f"b={HIGHEST}", "--players", "11"],
-            "players must be 2 to 10, not 11",
+            "Invalid value for '--players': 11 is not a whole number from 2 to 10",
         ),
         (["--bot", f"a={LOWEST}"], "enter at least 2 bots"),
         (
@@ -82,7 +83,7 @@ def test_a_tournament_file_with_an_unknown_setting(tmp_path: Path) -> None:
 def test_a_tournament_file_with_a_wrong_type(tmp_path: Path) -> None:
     bad = tmp_path / "t.toml"
     bad.write_text('[tournament]\nplayers = "four"\n')
-    assert "players cannot be 'four'" in refuse(str(bad))
+    assert "players is 'four', not a whole number from 2 to 10" in refuse(str(bad))
 
 
 def test_a_round_robin_too_large_offers_a_balanced_sample(tmp_path: Path) -> None:

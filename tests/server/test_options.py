@@ -3,17 +3,19 @@ limits, and the options of a stored tournament rebuilt from its rules."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.server.declared import OptionError, Range
 from arena.server.isolation.process import PIDS as PROCESS_PIDS
-from arena.server.options import OPTIONS, RULES, BotOptions, OptionError
+from arena.server.options import OPTIONS, RULES, BotOptions
 from arena.tournament.config import SETTINGS, TournamentConfig
 
-BOUNDED = [declared for declared in OPTIONS if (declared.above, declared.at_least) != (None, None)]
+BOUNDED = [declared for declared in OPTIONS if isinstance(declared.bound, Range)]
 
 
 def test_the_declaration_holds_every_option_an_organizer_sets() -> None:
@@ -40,24 +42,43 @@ def test_every_bot_setting_of_a_tournament_is_its_declared_option() -> None:
     settings = {setting.name: setting for setting in SETTINGS}
     for declared in OPTIONS:
         setting = settings[declared.name]
-        seen = (setting.kind, setting.optional, setting.default, setting.help, setting.shown)
+        seen = (
+            setting.kind,
+            setting.optional,
+            setting.default,
+            setting.help,
+            setting.shown,
+            setting.bound,
+        )
         assert seen == (
             declared.kind,
             declared.optional,
             declared.default,
             declared.help,
             declared.shown,
+            declared.bound,
         ), declared.name
     assert TournamentConfig().bot_options() == BotOptions()  # one default for each
 
 
+def test_every_number_has_a_range() -> None:
+    numbers = [declared.name for declared in OPTIONS if declared.kind in (int, float)]
+    assert numbers == [declared.name for declared in BOUNDED]
+
+
 @pytest.mark.parametrize("declared", BOUNDED, ids=lambda declared: declared.name)
-def test_a_value_out_of_its_bound_is_refused_by_name(declared: Any) -> None:
-    bound = declared.above if declared.above is not None else declared.at_least
-    low = declared.kind(bound) - (0 if declared.above is not None else 1)
-    with pytest.raises(OptionError, match=f"^{declared.what} must be .*, not {low!r}$"):
-        BotOptions(**{declared.name: low}).check()
+def test_a_value_out_of_its_range_is_refused_by_name(declared: Any) -> None:
+    bound = declared.bound
+    below = declared.kind(bound.low) - (0 if bound.above else 1)
+    beyond = declared.kind(bound.high) + 1
+    refused = [below, beyond, *((math.nan, math.inf, -math.inf) if declared.kind is float else ())]
+    for value in refused:
+        with pytest.raises(
+            OptionError, match=f"^{declared.name} is .*, not {declared.accepted()}$"
+        ):
+            BotOptions(**{declared.name: value}).check()
     BotOptions(**{declared.name: declared.default}).check()
+    BotOptions(**{declared.name: declared.kind(bound.high)}).check()
 
 
 def test_the_first_deadline_is_never_less_than_the_deadline() -> None:

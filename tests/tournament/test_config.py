@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.rules import Variant
+from arena.server.declared import OptionError, Range
 from arena.tournament.config import SETTINGS, ConfigError, TournamentConfig, load
 from tests.cli.helpers import caught_run
 
@@ -54,10 +55,12 @@ def test_every_setting_is_an_option_of_arena_run_showing_its_default() -> None:
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.output.split())  # a long option wraps its help: one line of it all
     for setting in SETTINGS:
-        entry = re.search(re.escape(setting.option) + r" .*?\[default: (.*?)\]", text)
+        entry = re.search(re.escape(setting.option) + r" .*?\[default: (.*?)(; [^;\]]*)?\]", text)
         assert entry is not None and entry.group(1) == setting.shown, setting.option
+        if isinstance(setting.bound, Range):  # and its range, as the declaration gives it
+            assert entry.group(2) == f"; {setting.bound.shown}", setting.option
     assert "--first-deadline FLOAT" in shown.output
-    assert "--end-score INTEGER" in shown.output and "[default: 66]" in shown.output
+    assert "--end-score INTEGER" in shown.output and "[default: 66; 1<=x<=2147483647]" in text
 
 
 def test_the_defaults_are_the_declared_ones() -> None:
@@ -118,15 +121,18 @@ def test_a_bot_table_holds_only_its_own_keys(tmp_path: Path, table: str, message
     ("text", "message"),
     [
         ("[tournamnet]\nplayers = 2\n", "unknown table 'tournamnet'"),
-        ("bot = 3\n", "bot must be [[bot]] tables, not 3"),
+        ("bot = 3\n", "bot must be [[bot]] tables (an array of tables), not 3"),
         ("tournament = 3\n", "tournament must be a [tournament] table, not 3"),
         ("[tournament]\nplayerz = 4\n", "unknown setting 'playerz'"),
-        ('[tournament]\ndeadline = "1"\n', "deadline cannot be '1'"),
-        ("[tournament]\nrestart = 1\n", "restart cannot be 1"),
-        ("[tournament]\nplayers = true\n", "players cannot be True"),
-        ("[tournament]\nseed = 1.5\n", "seed cannot be 1.5"),
-        ('[tournament]\nvariant = "chinese"\n', "unknown variant 'chinese': choose one of"),
-        ("[tournament]\noutput = 3\n", "output cannot be 3"),
+        ('[tournament]\ndeadline = "1"\n', "deadline is '1', not a number of seconds above 0"),
+        ("[tournament]\nrestart = 1\n", "restart is 1, not true or false"),
+        ("[tournament]\nplayers = true\n", "players is true, not a whole number from 2 to 10"),
+        ("[tournament]\nseed = 1.5\n", "seed is 1.5, not a whole number from 0 to"),
+        ('[tournament]\nvariant = "chinese"\n', "variant is 'chinese', not one of standard,"),
+        ("[tournament]\noutput = 3\n", "output is 3, not a path"),
+        ("[tournament]\ndeadline = nan\n", "deadline is nan, not a number of seconds above 0"),
+        ("[tournament]\ndeadline = {a = 1}\n", "deadline is a table, not a number of"),
+        ("[tournament]\nplayers = [2]\n", "players is an array, not a whole number"),
     ],
 )
 def test_a_tournament_file_holds_only_declared_settings(
@@ -141,7 +147,7 @@ def test_with_settings_checks_each_value_by_its_declaration() -> None:
     assert config.deadline == 2.0 and config.tls_cert == Path("/x/c.pem")
     with pytest.raises(ConfigError, match="unknown setting 'bots'"):
         TournamentConfig().with_settings({"bots": ()})
-    with pytest.raises(ConfigError, match="max_rounds cannot be '3'"):
+    with pytest.raises(OptionError, match="max_rounds is '3', not a whole number from 1 to"):
         TournamentConfig().with_settings({"max_rounds": "3"})
 
 
@@ -174,8 +180,6 @@ def test_an_action_of_one_run_is_refused_in_a_file(tmp_path: Path) -> None:
     [
         ({"gauntlet": "c"}, "--gauntlet 'c' is not an entered bot (entered: a, b)"),
         ({"replace": "c"}, "--replace 'c' is not an entered bot"),
-        ({"standings_every": -1}, "standings every must be 0 or more games"),
-        ({"build_timeout": 0.0}, "the build timeout above 0"),
     ],
 )
 def test_run_options_are_checked(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
@@ -183,3 +187,23 @@ def test_run_options_are_checked(tmp_path: Path, changes: dict[str, Any], messag
     with pytest.raises(ConfigError) as caught:
         config.check()
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"standings_every": -1}, "standings_every is -1, not a whole number of games from 0"),
+        ({"build_timeout": 0.0}, "build_timeout is 0.0, not a number of seconds above 0"),
+        ({"concurrency": 0}, "concurrency is 0, not a whole number of games from 1"),
+        ({"workers": 10**6}, "workers is 1000000, not a whole number from 1 to 1024"),
+    ],
+)
+def test_each_value_is_refused_alone_by_its_declaration(
+    changes: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(OptionError) as caught:
+        TournamentConfig().with_settings(changes)
+    assert str(caught.value).startswith(message)
+    with pytest.raises(OptionError) as checked:  # built directly, the check refuses it too
+        TournamentConfig(**changes).check()
+    assert str(checked.value) == str(caught.value)
