@@ -87,12 +87,17 @@ def replay(
 
 def _bot_lines(games: GameSource, outcome: GameOutcome, bot: str) -> BotLines:
     """What `bot` wrote in a game, for `arena replay --bot`; SpectateError if it did not play."""
+    _check_played(outcome, bot)
+    return BotLines(bot, tuple(games.bot_lines(bot, [outcome.game_id])))
+
+
+def _check_played(outcome: GameOutcome, bot: str) -> None:
+    """SpectateError unless `bot` played the game `outcome`."""
     if bot not in outcome.spec.seats:
         raise SpectateError(
             f"{bot!r} did not play game {outcome.game_id}: its seats are "
             f"{', '.join(outcome.spec.seats)}"
         )
-    return BotLines(bot, tuple(games.bot_lines(bot, [outcome.game_id])))
 
 
 @main.command()
@@ -108,10 +113,15 @@ def logs(name: str, results: Path, game: str | None) -> None:
     lines written between games have no game. Works while the tournament still runs.
     """
     with one_line("the results are only read: check the folder"), open_games(results) as games:
-        known = sorted(games.bots())
-        if known and name not in known:
-            raise SpectateError(f"no bot {name!r} in {results}: its bots are {', '.join(known)}")
-        ids = [games.outcome(game).game_id] if game is not None else None
+        known = sorted(games.bots()) or sorted({s for e in games.entries() for s in e.seats})
+        if name not in known:
+            bots = f"its bots are {', '.join(known)}" if known else "it holds no games yet"
+            raise SpectateError(f"no bot {name!r} in {results}: {bots}")
+        ids = None
+        if game is not None:
+            outcome = games.outcome(game)
+            _check_played(outcome, name)
+            ids = [outcome.game_id]
         text = listing(games.bot_lines(name, ids))
     click.echo(text or f"no lines of {name!r} in {results}" + (f" for game {game}" if game else ""))
 

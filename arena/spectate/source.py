@@ -331,15 +331,19 @@ class ReplayFileSource(GameSource):
             )
 
     def outcomes(self, ids: Collection[str] | None = None) -> Iterator[GameOutcome]:
-        with self.path.open() as lines:
+        with self.path.open("rb") as lines:  # bytes: a line that is not UTF-8 is named too
             for line_number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
                 try:
-                    outcome = GameOutcome.from_dict(json.loads(line))
+                    outcome = GameOutcome.from_dict(json.loads(line.decode()))
+                except UnicodeDecodeError:
+                    raise SpectateError(
+                        f"{self.path}:{line_number} is not a game of `arena run`: not UTF-8 text"
+                    ) from None
                 except (ValueError, KeyError, TypeError) as error:
                     raise SpectateError(
-                        f"{self.path}:{line_number} is not a game of `arena run`: {error!r}"
+                        f"{self.path}:{line_number} is not a game of `arena run`: {error}"
                     ) from None
                 if ids is None or outcome.game_id in ids:
                     yield outcome
