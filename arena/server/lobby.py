@@ -350,7 +350,8 @@ class Lobby:
             if status is None:
                 bot.unreachable(f"did not connect within {self.options.startup_timeout:g} s")
             else:
-                bot.unreachable(f"exited with status {status} before connecting")
+                line = instance.process.exit_line(status)
+                bot.unreachable(f"{line} before connecting")
             await instance.process.stop()
             self._forget(bot, instance)
             bot.note_out(bot.referee.failed_start())
@@ -387,9 +388,9 @@ class Lobby:
         assert instance.process is not None
         status = await instance.process.wait()
         if instance.connection is not None:
-            instance.connection.close(f"the bot exited with status {status}")
+            instance.connection.close(f"the bot {instance.process.exit_line(status)}")
         instance.connected.set()  # wake anyone still waiting for it to connect
         await instance.process.stop()  # it has exited: this only waits for its output
         where = bot.lines.where(instance)
         bot.lines.flush(instance)
-        bot.note(f"exited with status {status}", where)
+        bot.note(instance.process.exit_line(status), where)

@@ -152,6 +152,21 @@ class BotCgroup:
                 return
             await asyncio.sleep(_SETTLE)
 
+    def out_of_memory(self) -> bool:
+        """Whether the kernel's OOM killer has killed a member for the cgroup's memory limit
+        (`oom_kill` in v2's memory.events, v1's memory.oom_control): read as the bot exits, so
+        that its exit can say it ran out of memory rather than give a bare signal's status."""
+        for name in ("memory.events", "memory.oom_control"):
+            path = self._file(name)
+            if path is None:
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                for line in path.read_text().splitlines():
+                    key, _, count = line.partition(" ")
+                    if key == "oom_kill" and int(count) > 0:
+                        return True
+        return False
+
     def remove(self) -> None:
         """Remove the cgroup's directories; it must be empty (see `kill`). Idempotent; a
         directory that is still busy is left for the run's parent to retry."""

@@ -152,6 +152,8 @@ class BotProcess:
         self._cgroup = cgroup
         self._cgroups = cgroups
         self._exited = asyncio.Event()
+        self.out_of_memory = False
+        """Whether it was killed at its cgroup's memory limit (known once it has exited)."""
         self._ended = asyncio.create_task(self._end())
 
     @classmethod
@@ -224,6 +226,14 @@ class BotProcess:
         """None while it runs; its exit status (negative: killed by that signal) after."""
         return self._process.returncode
 
+    def exit_line(self, status: int) -> str:
+        """How it ended, for its log and its faults: `exited with status 137`, and why when
+        the kernel killed it at its memory limit (a bare 137 says nothing of memory)."""
+        line = f"exited with status {status}"
+        if self.out_of_memory:
+            line += " (killed at its memory limit: it needs more than --memory-mb gives)"
+        return line
+
     async def wait(self) -> int:
         """Wait for the program itself to exit (not for children it left); its exit status."""
         await self._exited.wait()
@@ -265,6 +275,8 @@ class BotProcess:
         # closed, and a child the bot left behind may hold it open for as long as it lives.
         while self._process.returncode is None:
             await asyncio.sleep(_POLL)
+        if self._cgroup is not None:  # before the cgroup and its counts are gone
+            self.out_of_memory = self._cgroup.out_of_memory()
         self._exited.set()
         # At once: children that outlived the bot still sit in its group, and the group id is
         # certain to be the bot's only now, before the system may hand the number out again.

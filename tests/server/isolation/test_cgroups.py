@@ -155,3 +155,45 @@ def test_an_empty_cgroup_is_killed_at_once() -> None:
         await cgroups.close()
 
     asyncio.run(scenario())
+
+
+MEMORY_HOG = """
+import os
+fd = os.memfd_create("hog")  # shared memory: past the cgroup's limit, not RLIMIT_DATA's
+block = b"x" * (1 << 20)
+for _ in range(400):
+    os.write(fd, block)
+print("survived", flush=True)
+"""
+
+
+def test_a_bot_killed_at_its_memory_limit_says_so(tmp_path: Path) -> None:
+    """A bare 137 says nothing of memory: the exit line names the limit."""
+    from arena.server.isolation.process import BotProcess
+
+    cgroups = machine()
+
+    async def scenario() -> tuple[int, bool, str]:
+        try:
+            process = await BotProcess.start(
+                [sys.executable, "-c", MEMORY_HOG],
+                {},
+                tmp_path,
+                tmp_path / "bot.log",
+                1 << 20,
+                Limits(memory_bytes=128 << 20),
+                cgroups=cgroups,
+            )
+            status = await asyncio.wait_for(process.wait(), 60)
+            await process.stop()
+            return status, process.out_of_memory, process.exit_line(status)
+        finally:
+            await cgroups.close()
+
+    status, out_of_memory, line = asyncio.run(scenario())
+    assert status != 0 and out_of_memory
+    assert line == (
+        f"exited with status {status} (killed at its memory limit: it needs more than "
+        "--memory-mb gives)"
+    )
+    assert "survived" not in (tmp_path / "bot.log").read_text()
