@@ -87,15 +87,15 @@ def replay(
 
 def _bot_lines(games: GameSource, outcome: GameOutcome, bot: str) -> BotLines:
     """What `bot` wrote in a game, for `arena replay --bot`; SpectateError if it did not play."""
-    _check_played(outcome, bot)
+    _check_played(outcome, bot, "--bot ")
     return BotLines(bot, tuple(games.bot_lines(bot, [outcome.game_id])))
 
 
-def _check_played(outcome: GameOutcome, bot: str) -> None:
-    """SpectateError unless `bot` played the game `outcome`."""
+def _check_played(outcome: GameOutcome, bot: str, option: str = "") -> None:
+    """SpectateError unless `bot` (given as `option`) played the game `outcome`."""
     if bot not in outcome.spec.seats:
         raise SpectateError(
-            f"{bot!r} did not play game {outcome.game_id}: its seats are "
+            f"{option}{bot!r} did not play game {outcome.game_id}: its seats are "
             f"{', '.join(outcome.spec.seats)}"
         )
 

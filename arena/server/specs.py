@@ -105,10 +105,12 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
                 f"{str(path)!r} is not executable: chmod +x it, or name its interpreter"
             )
     elif shutil.which(program) is None:
-        spaced = " (a path with spaces? quote it)" if len(argv) > 1 else ""
-        raise BadBotSpec(
-            f"no such command {program!r} on PATH: check the command of bot {name!r}{spaced}"
-        )
+        if len(argv) > 1 and "/" in command:  # a path with spaces, it seems: name it whole
+            raise BadBotSpec(
+                f"no such file {str(whole)!r}, nor a command {program!r} on PATH: check the "
+                f"path of bot {name!r}"
+            )
+        raise BadBotSpec(f"no such command {program!r} on PATH: check the command of bot {name!r}")
     for index, argument in enumerate(argv[1:], start=1):  # e.g. `node bot.js`: the script too
         if not os.path.isabs(argument) and ((base or Path()) / argument).is_file():
             argv[index] = os.path.abspath((base or Path()) / argument)

@@ -40,7 +40,7 @@ ENTRIES = [
     Case(("check-bot", "--", "botdir"), ("'COMMAND'", A_FOLDER), FOLDER),
     Case(
         ("run", "--bot", "my bots/none.py", "--bot", HIGHEST, "--output", "{OUT}"),
-        ("--bot", "no such command 'my'", "(a path with spaces? quote it)"),
+        ("--bot", "my bots/none.py', nor a command 'my' on PATH"),
     ),
     Case(
         ("run", "--bot", f"={LOWEST}", "--bot", HIGHEST, "--output", "{OUT}"),
