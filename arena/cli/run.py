@@ -86,11 +86,6 @@ def run(
         place.folder = config.output
         if bots:
             config = replace(config, bots=tuple(bots))
-        config.check_settings()  # before any submission is built or any cluster reached
-        if submissions is not None:
-            from arena.tournament.submissions import check_folder
-
-            check_folder(submissions)
         summary = asyncio.run(_run(config, submissions, quiet or as_json))
     if summary is None:
         click.echo(
@@ -224,6 +219,7 @@ async def _run(
     from arena.tournament.folder import hold_output
     from arena.tournament.observer import Observer
     from arena.tournament.runner import check_run, run_tournament
+    from arena.tournament.submissions import check_folder
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -258,6 +254,8 @@ async def _run(
     try:
         async with contextlib.AsyncExitStack() as stack:
             hold = stack.enter_context(hold_output(config.output))  # the builds' folder too
+            if submissions is not None:
+                check_folder(submissions)  # one that holds none would enter nothing, unsaid
             check_run(_as_entered(config, submissions))  # before anything is copied or built
             cluster = None
             if config.distributed:  # one connection to the cluster, for the builds and the games

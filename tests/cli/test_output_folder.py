@@ -82,8 +82,8 @@ def test_every_path_is_absolute_from_where_it_comes_in(
         (("--output", ""), None, "Invalid value for '--output': an empty path names no file"),
         (("--tls-cert", ""), None, "Invalid value for '--tls-cert': an empty path names no file"),
         (("--submissions", ""), None, "Invalid value for '--submissions': an empty path names"),
-        (("t.toml",), 'output = ""', "output cannot be empty (it would be the current folder)"),
-        (("t.toml",), 'bots_dir = ""', "bots_dir cannot be empty (it would be the current fold"),
+        (("t.toml",), 'output = ""', "output is '', not the path of a folder: an empty one"),
+        (("t.toml",), 'bots_dir = ""', "bots_dir is '', not the path of a folder: an empty"),
         (("",), None, "Invalid value for '[TOURNAMENT_FILE]': an empty path names no file"),
     ],
 )
@@ -156,19 +156,31 @@ def submissions(root: Path, *names: str) -> Path:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", *TWO, "--sample", "0"], "a sample must have 1 to 1 tables"),
+        (
+            ["run", *TWO, "--sample", "0"],
+            "Invalid value for '--sample': 0 is not a whole number of tables",
+        ),
         (["run", *TWO, "--bot", f"c={LOWEST}", "--players", "2", "--sample", "2"], "cannot seat"),
         (["run", *TWO, "--games", "3"], "games per table must be a multiple of 2"),
         (["run", "--bot", f"a={LOWEST}"], "enter at least 2 bots"),
         (["run", *TWO, "--gauntlet", "c"], "--gauntlet 'c' is not an entered bot"),
-        (["run", *TWO, "--deadline", "0"], "deadline must be more than 0"),
-        (["run", "--submissions", "SUBS", "--sample", "0"], "a sample must have 1 to 1 tables"),
+        (
+            ["run", *TWO, "--deadline", "0"],
+            "Invalid value for '--deadline': 0 is not a number of seconds",
+        ),
+        (
+            ["run", "--submissions", "SUBS", "--sample", "0"],
+            "Invalid value for '--sample': 0 is not a whole number of tables",
+        ),
         (["run", "--submissions", "SUBS", "--games", "3"], "games per table must be a multiple"),
         (["run", "--submissions", "ONE"], "enter at least 2 bots"),
         (["run", "--submissions", "SUBS", "--gauntlet", "x"], "not an entered bot (entered: o"),
         (["compare", LOWEST, HIGHEST, "--max-games", "1"], "is less than one deal"),
         (["compare", LOWEST, LOWEST], "two bots are named 'lowest_bot'"),
-        (["compare", LOWEST, HIGHEST, "--deadline", "0"], "deadline must be more than 0"),
+        (
+            ["compare", LOWEST, HIGHEST, "--deadline", "0"],
+            "Invalid value for '--deadline': 0 is not a number of seconds",
+        ),
     ],
 )
 def test_a_refused_run_leaves_no_folder_and_builds_nothing(
@@ -208,9 +220,12 @@ RUN = ["run", *TWO, "--seed", "3"]
         ([*RUN, "--max-faults", "3"], "holds a tournament of other rules (max_faults: 20 -> 3)"),
         (["run", *TWO[:3], f"b={RANDOM}"], "bot 'b' has changed since it played in"),
         (["run", *TWO[:3], f"c={RANDOM}"], "holds games of 'b', not entered in this run"),
-        ([*RUN, "--sample", "0"], "a sample must have 1 to 1 tables"),
+        (
+            [*RUN, "--sample", "0"],
+            "Invalid value for '--sample': 0 is not a whole number of tables",
+        ),
         ([*RUN, "--gauntlet", "c"], "--gauntlet 'c' is not an entered bot"),
-        ([*RUN, "--deadline", "0"], "deadline must be more than 0"),
+        ([*RUN, "--deadline", "0"], "Invalid value for '--deadline': 0 is not a number of seconds"),
         (["compare", LOWEST, HIGHEST, "--field", RANDOM], "holds a tournament of other rules"),
     ],
 )

@@ -54,7 +54,7 @@ ENTRIES = [
     Case(("check-bot", "--", ""), ("'COMMAND'", "has no command")),
     Case(
         ("run", "t.toml", "--output", "{OUT}"),
-        ("'t.toml'", "a [[bot]]'s name is empty"),
+        ("t.toml': ", "a [[bot]]'s name is empty"),
         {"t.toml": f'[[bot]]\ncommand = "{LOWEST}"\nname = ""\n[[bot]]\ncommand = "{HIGHEST}"\n'},
     ),
 ]
@@ -102,7 +102,7 @@ IGNORED = [
     Case((*RUN, "--build-timeout", "5"), ("--build-timeout is for the builds of --submissions",)),
     Case(
         ("run", "--submissions", "subs", "--output", "{OUT}"),
-        ("--submissions 'subs' holds no submission",),
+        ("--submissions '", "subs' holds no submission"),
         {"subs/.hidden/bot.toml": 'command = "x"\n'},
     ),
     Case(
@@ -158,7 +158,7 @@ SHOWN = [  # values once shown as Python (a dict, a list, True): now as TOML wri
 @pytest.mark.parametrize(("text", "message"), SHOWN, ids=[message for _, message in SHOWN])
 def test_a_value_is_shown_as_toml_never_as_python(text: str, message: str, tmp_path: Path) -> None:
     line = refuse(
-        Case(("run", "t.toml", "--output", "{OUT}"), ("'t.toml'", message), {"t.toml": text}),
+        Case(("run", "t.toml", "--output", "{OUT}"), ("t.toml': ", message), {"t.toml": text}),
         tmp_path,
     )
     assert "{" not in line and "[1" not in line and "True" not in line

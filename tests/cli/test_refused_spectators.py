@@ -32,6 +32,16 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def snapshot(folder: Path) -> dict[Path, int]:
+    """Every file's modification time, but SQLite's own side files (results.sqlite-wal and
+    -shm), which any reader of a database in WAL mode makes and writes."""
+    return {
+        path: path.stat().st_mtime_ns
+        for path in folder.rglob("*")
+        if path.is_file() and not path.name.endswith(("-wal", "-shm"))
+    }
+
+
 CASES = [
     (("logs", "nobody", "res"), f"no bot 'nobody' in {{R}}res: its bots are {', '.join(BOTS)}"),
     (("logs", "nobody", "replays"), "no bot 'nobody' in {R}replays: its bots are ann, bob, cyd"),
@@ -42,7 +52,8 @@ CASES = [
     (("replay", "res", "--game", "1", "--bot", ""), "--bot '' did not play game"),
     (("replay", "junk-db"), "results.sqlite is not a results database"),
     (("replay", "junk-replays"), "replays.jsonl:1 is not a game of `arena run`: not UTF-8 text"),
-    (("logs", "ann", "junk-replays"), "is a replay file"),
+    (("logs", "ann", "junk-replays"), "replays.jsonl:1 is not a game of `arena run`"),
+    (("logs", "ann", "replays"), "is a replay file: the bots' logs are in the output folder's"),
     (("report", "junk-replays"), "replays.jsonl:1 is not a game of `arena run`"),
     (("report", "res", "--include", "nope"), "--include: there is no game 'nope'"),
 ]
@@ -53,8 +64,8 @@ def test_what_a_spectator_cannot_be_shown_is_one_line(
     args: tuple[str, ...], message: str, played: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(played)
-    before = {path: path.stat().st_mtime_ns for path in played.rglob("*")}
+    before = snapshot(played)
     line = refusal_line(CliRunner().invoke(main, list(args)))
     folder = f"{played}/" if f" {played}/" in line else ""  # shown as given, or absolute
     assert message.replace("{R}", folder) in line
-    assert {path: path.stat().st_mtime_ns for path in played.rglob("*")} == before
+    assert snapshot(played) == before

@@ -59,7 +59,7 @@ def refuse(*args: str) -> str:
             "a table is the same game; a table plays one set of 2 games (one per seat rotation): "
             "use --games 2 or leave --games out",
         ),
-        (["--bot", f"a b={LOWEST}", "--bot", f"b={HIGHEST}"], "no such command 'a'"),
+        (["--bot", f"a b={LOWEST}", "--bot", f"b={HIGHEST}"], "nor a command 'a' on PATH"),
         (["--bot", f"../evil={LOWEST}", "--bot", f"b={HIGHEST}"], "no such file '../evil=/"),
         (["/no/such/tournament.toml"], "cannot read '/no/such/tournament.toml'"),
     ],

@@ -129,7 +129,7 @@ def test_a_bot_table_holds_only_its_own_keys(tmp_path: Path, table: str, message
         ("[tournament]\nplayers = true\n", "players is true, not a whole number from 2 to 10"),
         ("[tournament]\nseed = 1.5\n", "seed is 1.5, not a whole number from 0 to"),
         ('[tournament]\nvariant = "chinese"\n', "variant is 'chinese', not one of standard,"),
-        ("[tournament]\noutput = 3\n", "output is 3, not a path"),
+        ("[tournament]\noutput = 3\n", "output is 3, not the path of a folder"),
         ("[tournament]\ndeadline = nan\n", "deadline is nan, not a number of seconds above 0"),
         ("[tournament]\ndeadline = {a = 1}\n", "deadline is a table, not a number of"),
         ("[tournament]\nplayers = [2]\n", "players is an array, not a whole number"),
