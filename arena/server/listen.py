@@ -103,13 +103,18 @@ class Listener:
             )
         if self.tls_cert is not None and self.tls_key is not None:
             check_key_pair(self.tls_cert, self.tls_key, "--tls-cert", "--tls-key")
+
+    def check_free(self) -> None:
+        """`check`, then ListenError unless this machine can listen there now (`bind_problem`):
+        what a run checks before it writes anything, and `bind` before gRPC binds."""
+        self.check()
         problem = bind_problem(self.address)
         if problem is not None:
             raise ListenError(f"--listen {self.address}: {problem}")
 
     def bind(self, server: grpc.aio.Server) -> str:
         """Add this address to a server that has not started; the address to dial."""
-        self.check()
+        self.check_free()
         try:
             if self.tls_cert is not None and self.tls_key is not None:
                 credentials = grpc.ssl_server_credentials(

@@ -366,7 +366,7 @@ class TournamentConfig:
         public = self.public()
         if public is not None:
             try:
-                public.check()
+                public.check_free()
             except ListenError as error:
                 raise ConfigError(str(error)) from None
 

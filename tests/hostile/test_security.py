@@ -43,7 +43,7 @@ def test_listening_beyond_loopback_needs_tls_or_an_explicit_insecure() -> None:
         Listener("0.0.0.0:7000").check()
     Listener("0.0.0.0:7000", insecure=True).check()
     Listener("127.0.0.1:7000").check()
-    with pytest.raises(ListenError, match="needs both --tls-cert and --tls-key"):
+    with pytest.raises(ListenError, match="--tls-cert needs --tls-key too"):
         Listener("0.0.0.0:7000", tls_cert=Path("cert.pem")).check()
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from arena.players import DecisionTime
 from arena.rules import Decision, Settings
+from arena.server.declared import OptionError
 from arena.server.isolation.fairness import CpuMode
 from arena.server.specs import parse_bot
 from arena.spectate import charts
@@ -21,7 +22,7 @@ from arena.spectate.display import decision_times, render_turn
 from arena.spectate.replay import show_game
 from arena.spectate.source import open_games
 from arena.spectate.viewer import compact
-from arena.tournament import ConfigError, GameSpec, ResultStore, compute_standings, game_id
+from arena.tournament import GameSpec, ResultStore, compute_standings, game_id
 from arena.tournament.config import TournamentConfig
 from arena.tournament.outcome import times_from_json, times_to_json
 from arena.tournament.store import REPLAYS
@@ -140,5 +141,5 @@ def test_the_time_bank_is_a_rule_of_the_tournament_only_when_there_is_one() -> N
     banked = replace(plain, time_bank=2.5)
     assert banked.rules()["time_bank"] == 2.5 and banked.bot_options().time_bank == 2.5
     assert replace(plain, cpu=CpuMode.SHARED).bot_options().cpu is CpuMode.SHARED
-    with pytest.raises(ConfigError, match=r"the time bank must be at least 0 s, not -1\.0"):
+    with pytest.raises(OptionError, match=r"time_bank is -1\.0, not a number of seconds from 0"):
         replace(plain, time_bank=-1.0).check()
