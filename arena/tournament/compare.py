@@ -28,7 +28,7 @@ from typing import Any
 from arena.server.declared import MAX_WHOLE, Declared, Range, declarations, declare, whole
 from arena.server.lobby import BotSpec
 from arena.server.specs import bot_spec
-from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.config import MAX_PLANNED_GAMES, ConfigError, TournamentConfig
 from arena.tournament.errors import ScheduleError
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
@@ -90,7 +90,7 @@ class CompareSettings:
         default=DEFAULT_MAX_GAMES,
         metadata=declare(
             "Stop undecided after this many games (NEW's and OLD's together).",
-            bound=whole(1, unit="games"),
+            bound=whole(1, MAX_PLANNED_GAMES, unit="games"),
         ),
     )
 

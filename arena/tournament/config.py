@@ -51,10 +51,11 @@ from arena.server.lobby import BotSpec
 from arena.server.options import OPTIONS_BY_NAME, BotOptions
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
-from arena.tournament.schedule import check_sample, round_robin_size
+from arena.tournament.schedule import check_sample, round_robin_size, sample_size
 
 __all__ = [
     "BOT_KEYS",
+    "MAX_PLANNED_GAMES",
     "MAX_ROUND_ROBIN_GAMES",
     "SETTINGS",
     "ConfigError",
@@ -67,6 +68,10 @@ __all__ = [
 
 MAX_ROUND_ROBIN_GAMES = 100_000
 """Above this many games the full round-robin needs an explicit choice: a sample, or fewer bots."""
+MAX_PLANNED_GAMES = 1_000_000
+"""The most games one tournament plans (a sample's, or a comparison's cap): every run makes its
+schedule whole, and a million games take about 30 s and 250 MiB to plan; more ran out of memory
+with a traceback (--games 2000000000 --sample 1)."""
 MAX_WORKERS = 1024
 """The most worker processes `--workers` starts on this machine: far more than its cores, and a
 bound on what one command forks."""
@@ -472,6 +477,13 @@ class TournamentConfig:
                 )
         if self.sample is not None:
             check_sample(len(names), seats, self.sample)
+            sampled = sample_size(len(names), seats, self.sample, self.deals)
+            if sampled.games > MAX_PLANNED_GAMES:
+                raise ConfigError(
+                    f"--games {self.games} at each of --sample {self.sample} tables is "
+                    f"{sampled.games} games: more than a tournament plans "
+                    f"({MAX_PLANNED_GAMES}); give fewer --games or a smaller --sample"
+                )
         size = round_robin_size(len(names), seats, self.deals)
         if self.sample is None and size.games > MAX_ROUND_ROBIN_GAMES:
             suggestion = _suggest(len(names), seats)

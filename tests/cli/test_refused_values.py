@@ -91,6 +91,10 @@ NAMED = [  # the cases of the issue, by name
     Case((*RUN, "--memory-mb", "16"), ("--memory-mb", "16", "a whole number of MiB from 128")),
     Case((*RUN, "--players", "abc"), ("--players", "'abc'", "a whole number from 2 to 10")),
     Case((*RUN, "--variant", "chinese"), ("--variant", "'chinese'", "one of standard")),
+    Case(  # was a MemoryError traceback, after results.sqlite was made
+        (*RUN, "--games", "2000000000", "--sample", "1"),
+        ("--games 2000000000", "2000000000 games: more than a tournament plans (1000000)"),
+    ),
     # once two settings lumped in one message: each now alone, by its flag
     Case((*RUN, "--standings-every", "-1"), ("--standings-every", "-1", "from 0")),
     Case((*RUN, "--build-timeout", "0"), ("--build-timeout", "0", "above 0")),
