@@ -132,23 +132,25 @@ def play(
     given = _given(click.get_current_context())
     if game is not None and results is not None:
         if bots or strategies:
-            raise click.UsageError("--game plays the tournament's own bots: no --bot or --strategy")
-        for name in sorted(given & set(_OF_THE_GAME)):
+            seated = "--bot" if bots else "--strategy"
+            raise click.UsageError(f"--game plays the tournament's own bots: leave {seated} out")
+        ignored = sorted(given & set(_OF_THE_GAME))
+        if ignored:
             raise click.UsageError(
-                f"--game plays the stored game with its own {_OF_THE_GAME[name]}: leave "
-                f"{_flag(name)} out"
+                f"--game plays the stored game with its own {_OF_THE_GAME[ignored[0]]}: leave "
+                f"{_flag(ignored[0])} out"
             )
         with one_line("give --logs a folder you can write to"):
             same = asyncio.run(_play_again(results, game, logs))
         sys.exit(EXIT_OK if same else EXIT_DIFFERENT)
     if bots and strategies:
         raise click.UsageError("use either --bot or --strategy, not both")
-    for name in sorted(given & {"deadline", "logs"}):
-        if not bots:
-            raise click.UsageError(
-                f"{_flag(name)} is for bots (--bot): the built-in strategies have no "
-                f"{'deadline' if name == 'deadline' else 'logs'}; leave {_flag(name)} out"
-            )
+    for_bots = sorted(given & {"deadline", "logs"})
+    if for_bots and not bots:
+        raise click.UsageError(
+            f"{_flag(for_bots[0])} is for bots (--bot): the built-in strategies have no "
+            f"{'deadline' if for_bots[0] == 'deadline' else 'logs'}; leave {_flag(for_bots[0])} out"
+        )
     seats = players or len(bots) or 4
     if bots and len(bots) != seats:
         raise click.UsageError(f"--players {seats} needs {seats} --bot options, not {len(bots)}")

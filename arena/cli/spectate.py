@@ -56,8 +56,10 @@ def replay(
     rows and games count from 1 here, as everywhere the arena shows a game to people; the
     protocol and replays.jsonl count from 0.
     """
-    if game is None and (turn is not None or step or bot is not None):
-        raise click.UsageError("--turn, --step and --bot need --game")
+    given = {"--turn": turn is not None, "--step": step, "--bot": bot is not None}
+    alone = next((option for option, on in given.items() if on), None)
+    if game is None and alone is not None:
+        raise click.UsageError(f"{alone} is for one game: give --game NUMBER (or ID) too")
     if step and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("--step needs a terminal: without it the game prints whole")
     with one_line("the results are only read: check the folder"):

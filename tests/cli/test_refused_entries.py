@@ -132,6 +132,11 @@ IGNORED = [
     Case(
         ("play", "--game", "1", "res", "--rotation", "1"), ("leave --rotation out",), {"res/x": ""}
     ),
+    Case(
+        ("play", "--game", "1", "res", "--strategy", "lowest"),
+        ("leave --strategy out",),
+        {"res/x": ""},
+    ),
 ]
 
 

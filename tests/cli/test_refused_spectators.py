@@ -56,6 +56,9 @@ CASES = [
     (("logs", "ann", "replays"), "is a replay file: the bots' logs are in the output folder's"),
     (("report", "junk-replays"), "replays.jsonl:1 is not a game of `arena run`"),
     (("report", "res", "--include", "nope"), "--include: there is no game 'nope'"),
+    (("replay", "res", "--turn", "2"), "--turn is for one game: give --game NUMBER (or ID) too"),
+    (("replay", "res", "--step"), "--step is for one game: give --game"),
+    (("replay", "res", "--bot", "ann"), "--bot is for one game: give --game"),
 ]
 
 
