@@ -145,7 +145,12 @@ def test_a_full_disk_is_one_line_and_keeps_the_games(tmp_path: Path) -> None:
         check=False,
     )
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout)["games"] == {"stored": 120, "planned": 120}
+    assert json.loads(resumed.stdout)["games"] == {
+        "stored": 120,
+        "planned": 120,
+        "played": 120 - stored,  # only what the full disk had left unplayed
+        "tournament": 120,
+    }
 
 
 @pytest.mark.integration
