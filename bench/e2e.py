@@ -1,8 +1,10 @@
 """End to end: a real tournament of the Python sample bots over gRPC, timed as the arena sees it.
 
-Run as `python -m bench.e2e --games N --concurrency C [--max-rounds R]` in a process of its own,
-so that its peak resident memory is the arena's alone (the bots are its children, and
-RUSAGE_SELF does not count them). Prints one JSON object.
+Run as `python -m bench.e2e --games N --concurrency C [--max-rounds R] [--players P]` in a
+process of its own, so that its peak resident memory is the arena's alone (the bots are its
+children, and RUSAGE_SELF does not count them). Prints one JSON object. The table has 4 seats;
+the quick bench's has 2 (`--players 2`), which starts a quarter of the bot processes (a process
+per bot and seat rotation: 16 at 4 seats, 4 at 2), most of its cost.
 
 Each decision is timed at the `Player` interface of the remote player, from the driver's
 question to the returned answer: the request's building, its trip to the bot and back, and
@@ -43,21 +45,26 @@ from bench.cpu import children_cpu
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
 BOTS = ("random", "lowest")
+"""The sample bots entered, half the table each: twice each at a 4-player table."""
+TABLE = 4
+"""Seats at the table of every tournament of the bench (but for fair's accuracy)."""
+SEATS = (2, TABLE)
+"""The tables a tournament of the bench may have: 2 seats for the quick bench."""
 STARTUP = 60.0
 """Seconds a bench bot has to connect: the rates are taken after the bots started, and on a
 loaded machine (or the quick check, which starts everything at once) a start may take longer
 than the arena's default, which would leave the fallback playing and nothing to measure."""
-"""The sample bots entered, twice each, to fill a 4-player table."""
 
 _Decide = Callable[[RemotePlayer, Decision, View], Coroutine[Any, Any, int]]
 
 
-def entries() -> tuple[BotSpec, ...]:
-    """Two copies each of the random and the lowest sample bot, as `arena run` would start them."""
+def entries(players: int = TABLE) -> tuple[BotSpec, ...]:
+    """The random and the lowest sample bot, as `arena run` would start them, to fill a table of
+    `players` seats (one of SEATS): two copies each, or one."""
     return tuple(
         BotSpec(f"{name}-{copy}", (sys.executable, str(SAMPLE_BOTS / f"{name}_bot.py")))
         for name in BOTS
-        for copy in "ab"
+        for copy in "ab"[: players // 2]
     )
 
 
@@ -140,9 +147,10 @@ async def tournament(
     timed: bool = True,
     sandbox: SandboxMode = SandboxMode.AUTO,
     processes: str = "rotation",
+    players: int = TABLE,
 ) -> dict[str, Any]:
-    """Play `games` games at one 4-player table and return the figures; untimed, only those
-    whose keeping takes no memory per decision (for the memory figures). `sandbox` and
+    """Play `games` games at one table of `players` seats and return the figures; untimed, only
+    those whose keeping takes no memory per decision (for the memory figures). `sandbox` and
     `processes` (one of PROCESSES) say how the bots run."""
     decisions: list[tuple[float, float, str]] = []
     finished = [0.0, 0.0]  # when the warm-up ended, when the last game did
@@ -156,8 +164,8 @@ async def tournament(
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         config = TournamentConfig(
-            bots=entries(),
-            players=4,
+            bots=entries(players),
+            players=players,
             games=games,
             seed=2026,
             concurrency=concurrency,
@@ -180,6 +188,7 @@ async def tournament(
         kinds.update({kind.value: n for kind, n in standing.faults_by_kind.items()})
     result: dict[str, Any] = {
         "games": summary.played,
+        "players": players,
         "concurrency": concurrency,
         "sandbox": str(sandbox),
         "sealed": bool(summary.run.get("sealed")),
@@ -224,12 +233,13 @@ async def tournament(
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse the options, play, print JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, required=True, help="a multiple of 4")
+    parser.add_argument("--games", type=int, required=True, help="a multiple of --players")
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--max-rounds", type=int, default=None)
     parser.add_argument("--untimed", action="store_true", help="for the memory figures")
     parser.add_argument("--sandbox", choices=[str(mode) for mode in SandboxMode], default="auto")
     parser.add_argument("--processes", choices=PROCESSES, default="rotation")
+    parser.add_argument("--players", type=int, choices=SEATS, default=TABLE)
     options = parser.parse_args(argv)
     result = asyncio.run(
         tournament(
@@ -239,6 +249,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             not options.untimed,
             SandboxMode(options.sandbox),
             options.processes,
+            options.players,
         )
     )
     print(json.dumps(result))

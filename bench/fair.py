@@ -1,22 +1,26 @@
 """Fair CPU (issue 14): what it costs, and how true the recorded times are.
 
-Run as `python -m bench.fair --games N [--max-rounds R] [--cycles C] [--trials T]` in a process
-of its own; prints one JSON object with three parts:
+Run as `python -m bench.fair --games N [--max-rounds R] [--cycles C] [--trials T] [--players P]
+[--accuracy-games N] [--accuracy-players P] [--accuracy-reuse]` in a process of its own; prints
+one JSON object with three parts:
 
-- `rates`: the random and lowest sample bots (two copies each) at a 4-player table, played at
-  the default concurrency in fair mode (a core per game, seats asked one at a time, each bot
-  thawed for its own decision alone) and in shared mode (every seat at once), alternately
-  `trials` times; decisions/s over the steady state (after the first games, which start the
-  bots: with `--reuse-processes`, no bot starts after them), each mode's median. The ratio
-  fair / shared is the fair mode's cost for fast bots.
+- `rates`: the random and lowest sample bots (`bench.e2e`'s entries: two copies each at a
+  4-player table, one each at the quick bench's 2-player table), played at the default
+  concurrency in fair mode (a core per game, seats asked one at a time, each bot thawed for its
+  own decision alone) and in shared mode (every seat at once), alternately `trials` times;
+  decisions/s over the steady state (after the first games, which start the bots: with
+  `--reuse-processes`, no bot starts after them), each mode's median. The ratio fair / shared
+  is the fair mode's cost for fast bots.
 - `freeze`: a bot's cgroup frozen and thawed `cycles` times, as the pacer does around every
   decision (thaw, then freeze and wait until frozen): an idle bot (the lowest sample bot) and a
   busy one (16 processes spinning); the median and 99th percentile of a cycle, in µs.
 - `accuracy`: a bot that keeps the CPU busy for half its deadline and logs how long it took by
-  its own clock, from receiving the request to returning its answer; the arena's recorded
-  answer time of each of its decisions minus the bot's own figure (median, 99th percentile,
-  largest), in fair and in shared mode. What the arena adds: the trip both ways, the bot's
-  SDK, and in fair mode the thaw.
+  its own clock, from receiving the request to returning its answer, at a 3-player table with
+  the random and lowest sample bots (the quick bench's has 2 seats: no lowest bot); the arena's
+  recorded answer time of each of its decisions minus the bot's own figure (median, 99th
+  percentile, largest), in fair and in shared mode. What the arena adds: the trip both ways,
+  the bot's SDK, and in fair mode the thaw. `--accuracy-reuse` (the quick bench's): a process
+  per bot for all its games, not one per seat rotation.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +50,13 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, LOGS, ResultStore
-from bench.e2e import STARTUP
+from bench.e2e import SEATS, STARTUP, TABLE, entries
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
 TEST_BOTS = ROOT / "tests" / "bots"
-FAST = ("random", "lowest")
-"""The fast sample bots entered, twice each, to fill a 4-player table."""
+ACCURACY_TABLE = 3
+"""Seats at the accuracy's table: the bot that measures itself and two fast sample bots."""
 LAST_CORE = str((os.cpu_count() or 1) - 1)
 """The core the freeze cycles' bots are pinned to."""
 _OWN = re.compile(r"punctual: deadline=\S+ answered=(\S+)")
@@ -67,11 +72,10 @@ def _bot(name: str, path: Path, *args: str) -> BotSpec:
     return BotSpec(name, (sys.executable, str(path), *args))
 
 
-async def rate(cpu: CpuMode, games: int, max_rounds: int | None) -> dict[str, Any]:
+async def rate(
+    cpu: CpuMode, games: int, max_rounds: int | None, players: int = TABLE
+) -> dict[str, Any]:
     """One tournament of fast bots; decisions/s after the first games (which start the bots)."""
-    bots = tuple(
-        _bot(f"{name}-{copy}", SAMPLE_BOTS / f"{name}_bot.py") for name in FAST for copy in "ab"
-    )
     ended: list[tuple[float, int]] = []  # (when, decisions timed) of each game as it is stored
 
     def saved(outcome: GameOutcome) -> None:
@@ -79,8 +83,8 @@ async def rate(cpu: CpuMode, games: int, max_rounds: int | None) -> dict[str, An
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-fair-") as scratch:
         config = TournamentConfig(
-            bots=bots,
-            players=4,
+            bots=entries(players),
+            players=players,
             games=games,
             seed=2026,
             max_rounds=max_rounds,
@@ -145,18 +149,28 @@ async def _cycles(cgroup: BotCgroup, cycles: int) -> dict[str, float]:
     }
 
 
-async def accuracy(cpu: CpuMode, games: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AccuracyRun:
+    """The tournament of the accuracy part, in each mode."""
+
+    games: int = 3
+    players: int = ACCURACY_TABLE
+    reuse_processes: bool = False
+    """One process per bot for all its games (the quick bench's), not one per seat rotation."""
+
+
+async def accuracy(cpu: CpuMode, run: AccuracyRun) -> dict[str, Any]:
     """The arena's recorded times of a bot's decisions against the bot's own measurement."""
     bots = (
         _bot("punctual", TEST_BOTS / "punctual_bot.py", "0.5"),
         _bot("random", SAMPLE_BOTS / "random_bot.py"),
         _bot("lowest", SAMPLE_BOTS / "lowest_bot.py"),
-    )
+    )[: run.players]
     with tempfile.TemporaryDirectory(prefix="arena-bench-accuracy-") as scratch:
         config = TournamentConfig(
             bots=bots,
-            players=3,
-            games=games,
+            players=run.players,
+            games=run.games,
             seed=7,
             max_rounds=1,
             deadline=0.1,
@@ -165,6 +179,7 @@ async def accuracy(cpu: CpuMode, games: int) -> dict[str, Any]:
             cpu=cpu,
             output=Path(scratch) / "out",
             startup_timeout=STARTUP,
+            reuse_processes=run.reuse_processes,
         )
         summary = await run_tournament(config)
         own = [float(x) for x in _OWN.findall((config.output / LOGS / "punctual.log").read_text())]
@@ -189,12 +204,17 @@ async def accuracy(cpu: CpuMode, games: int) -> dict[str, Any]:
 
 
 async def measure(
-    games: int, max_rounds: int | None, cycles: int, trials: int, accuracy_games: int
+    games: int,
+    max_rounds: int | None,
+    cycles: int,
+    trials: int,
+    accuracy_run: AccuracyRun,
+    players: int = TABLE,
 ) -> dict[str, Any]:
     runs: dict[str, list[dict[str, Any]]] = {"fair": [], "shared": []}
     for _ in range(trials):  # alternately, so that the machine's load weighs on both alike
         for mode in (CpuMode.FAIR, CpuMode.SHARED):
-            runs[mode.value].append(await rate(mode, games, max_rounds))
+            runs[mode.value].append(await rate(mode, games, max_rounds, players))
     rates = {
         mode: {
             "decisions_per_s": statistics.median(run["decisions_per_s"] for run in found),
@@ -208,20 +228,27 @@ async def measure(
     return {
         "rates": {**rates, "ratio": ratio, "games": games},
         "freeze": await freeze_cycles(cycles),
-        "accuracy": [
-            await accuracy(mode, accuracy_games) for mode in (CpuMode.FAIR, CpuMode.SHARED)
-        ],
+        "accuracy": [await accuracy(mode, accuracy_run) for mode in (CpuMode.FAIR, CpuMode.SHARED)],
     }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse the options, measure, print JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, required=True, help="a multiple of 4")
+    parser.add_argument("--games", type=int, required=True, help="a multiple of --players")
     parser.add_argument("--max-rounds", type=int, default=None)
     parser.add_argument("--cycles", type=int, default=200)
     parser.add_argument("--trials", type=int, default=2)
-    parser.add_argument("--accuracy-games", type=int, default=3, help="a multiple of 3")
+    parser.add_argument("--players", type=int, choices=SEATS, default=TABLE)
+    parser.add_argument(
+        "--accuracy-games", type=int, default=3, help="a multiple of --accuracy-players"
+    )
+    parser.add_argument(
+        "--accuracy-players", type=int, choices=(2, ACCURACY_TABLE), default=ACCURACY_TABLE
+    )
+    parser.add_argument(
+        "--accuracy-reuse", action="store_true", help="one process per bot for all its games"
+    )
     options = parser.parse_args(argv)
     result = asyncio.run(
         measure(
@@ -229,7 +256,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             options.max_rounds,
             options.cycles,
             options.trials,
-            options.accuracy_games,
+            AccuracyRun(options.accuracy_games, options.accuracy_players, options.accuracy_reuse),
+            options.players,
         )
     )
     print(json.dumps(result))

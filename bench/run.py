@@ -55,6 +55,15 @@ class Sizes:
     trials: int = 3
     floor_seconds: float = 1.0
     in_flight: tuple[int, ...] = (1, 4, 16)
+    table: int = 4
+    """Seats at the table of every tournament (e2e, memory, cluster, sealing, fair's rates; the
+    children's own default, `bench.e2e.TABLE`, which this module does not import: it loads
+    gRPC), as many bots as seats. The bot processes they start, one per bot and seat rotation,
+    are most of their cost: 16 at 4 seats, 4 at 2."""
+    reuse_processes: bool = False
+    """One process per bot for all the games of the e2e, memory, cluster and fair accuracy
+    tournaments, not one per bot and seat rotation: the quick check's, which starts half as many
+    at 2 seats (sealing still plays every way, and fair's rates always reuse)."""
     e2e_games: tuple[tuple[int, int], ...] = ((1, 40), (os.cpu_count() or 1, 100))
     """(concurrency, games) of each end-to-end tournament; the last is the default concurrency."""
     e2e_max_rounds: int | None = None
@@ -67,6 +76,10 @@ class Sizes:
     cluster_max_rounds: int | None = None
     cluster_memory_games: tuple[int, int] = (100, 2000)
     """Games of one round on one worker, for its memory."""
+    share_clusters: bool = False
+    """Play the cluster section's tournaments of as many workers and rounds on one cluster, in
+    turn (its workers' memory then includes the tournaments before): for the quick check alone,
+    where starting a cluster costs more than its tournaments."""
     sealing_trials: int = 10
     """Start-ups of a sealed and of an unsealed bot, alternately."""
     sealing_games: int = 40
@@ -76,6 +89,9 @@ class Sizes:
     sealing_max_rounds: int | None = None
     sealing_repeats: int = 3
     """Rounds of the five tournaments, interleaved: each figure is the median of its rounds."""
+    sealing_in_process: bool = False
+    """Play them in the sealing section's own process, not each in one of its own: the quick
+    check's, which saves five interpreters' start-ups."""
     fair_games: int = 40
     """Games of each fair and shared tournament of fast bots (see `bench.fair`)."""
     fair_max_rounds: int | None = None
@@ -84,7 +100,9 @@ class Sizes:
     fair_cycles: int = 200
     """Freezes and thaws of a bot's cgroup."""
     fair_accuracy_games: int = 6
-    """Games of the bot that measures its own think time, in each mode."""
+    """Games of the bot that measures its own think time, in each mode..."""
+    fair_accuracy_players: int = 3
+    """...at a table of this many seats (`bench.fair.ACCURACY_TABLE`)."""
     at_once: bool = False
     """Run every section, and every process of a section, at the same time: for the quick check
     alone, whose figures are not worth reading anyway (most of its time is processes starting
@@ -98,25 +116,34 @@ QUICK = Sizes(
     trials=1,
     floor_seconds=0.2,
     in_flight=(1, 4),
+    table=2,
+    reuse_processes=True,
     e2e_games=((1, 4), (2, 4)),
     e2e_max_rounds=1,
     memory_games=(4, 8),
     cluster_games=8,
     cluster_max_rounds=1,
     cluster_memory_games=(4, 8),
-    sealing_trials=2,
+    share_clusters=True,
+    sealing_trials=1,
     sealing_games=4,
-    sealing_per_game_games=4,
+    sealing_per_game_games=2,
     sealing_max_rounds=1,
     sealing_repeats=1,
+    sealing_in_process=True,
     fair_games=4,
     fair_max_rounds=1,
     fair_trials=1,
     fair_cycles=5,
-    fair_accuracy_games=3,
+    fair_accuracy_games=2,
+    fair_accuracy_players=2,
     at_once=True,
 )
-"""Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test)."""
+"""Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test). What
+it costs is processes starting: bots (a quarter of a CPU second each, 236 of them at 4-player
+tables), interpreters and Dask clusters. So it plays at 2-player tables, one process a bot (but
+where sealing compares the ways), the 1-worker cluster runs on one cluster, and sealing's
+tournaments in its own process: 70 bots, 12 interpreters and 2 clusters (bench/NOTES.md)."""
 
 SECTIONS = ("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair")
 
@@ -171,8 +198,12 @@ def run_floor(sizes: Sizes) -> dict[str, Any]:
     )
 
 
-def _tournament(games: int, concurrency: int, max_rounds: int | None, timed: bool = True) -> Child:
-    args = [f"--games={games}", f"--concurrency={concurrency}"]
+def _tournament(
+    sizes: Sizes, games: int, concurrency: int, max_rounds: int | None, timed: bool = True
+) -> Child:
+    args = [f"--games={games}", f"--concurrency={concurrency}", f"--players={sizes.table}"]
+    if sizes.reuse_processes:
+        args.append("--processes=reuse")
     if max_rounds is not None:
         args.append(f"--max-rounds={max_rounds}")
     if not timed:
@@ -185,7 +216,7 @@ def run_e2e(sizes: Sizes) -> list[dict[str, Any]]:
     return _children(
         sizes,
         [
-            _tournament(games, concurrency, sizes.e2e_max_rounds)
+            _tournament(sizes, games, concurrency, sizes.e2e_max_rounds)
             for concurrency, games in sizes.e2e_games
         ],
     )
@@ -197,28 +228,52 @@ def run_memory(sizes: Sizes) -> list[dict[str, Any]]:
     return _children(
         sizes,
         [
-            _tournament(games, concurrency, sizes.memory_max_rounds, timed=False)
+            _tournament(sizes, games, concurrency, sizes.memory_max_rounds, timed=False)
             for games in sizes.memory_games
         ],
     )
 
 
+ClusterRun = tuple[int, int, int | None]
+"""A tournament of the cluster section: games, worker processes (0: the local executor) and
+rounds of each game (None: to 66)."""
+
+
 def run_cluster(sizes: Sizes) -> dict[str, Any]:
     """The cluster section: the local executor, then 1 and 2 local workers, on the same games;
     then one worker's memory for a short and a long tournament of one-round games."""
-    rounds = (
-        [] if sizes.cluster_max_rounds is None else [f"--max-rounds={sizes.cluster_max_rounds}"]
-    )
-    speed: list[Child] = [
-        ("bench.cluster", (f"--games={sizes.cluster_games}", f"--workers={workers}", *rounds))
-        for workers in (0, 1, 2)
-    ]
-    memory: list[Child] = [
-        ("bench.cluster", (f"--games={games}", "--workers=1", "--max-rounds=1"))
-        for games in sizes.cluster_memory_games
-    ]
-    found = _children(sizes, [*speed, *memory])
+    speed = [(sizes.cluster_games, workers, sizes.cluster_max_rounds) for workers in (0, 1, 2)]
+    memory = [(games, 1, 1) for games in sizes.cluster_memory_games]
+    found = _cluster_runs(sizes, [*speed, *memory])
     return {"speed": found[: len(speed)], "memory": found[len(speed) :]}
+
+
+def _cluster_runs(sizes: Sizes, runs: Sequence[ClusterRun]) -> list[dict[str, Any]]:
+    """Each run's figures, each run in a `bench.cluster` process of its own; with
+    `share_clusters`, the runs of as many workers and rounds in one, on one cluster, in turn,
+    shortest first."""
+    distinct = list(dict.fromkeys(runs))
+    plan: list[tuple[list[int], int, int | None]] = []
+    if sizes.share_clusters:
+        batches: dict[tuple[int, int | None], list[int]] = {}
+        for games, workers, rounds in distinct:
+            batches.setdefault((workers, rounds), []).append(games)
+        plan = [(sorted(counts), workers, rounds) for (workers, rounds), counts in batches.items()]
+    else:
+        plan = [([games], workers, rounds) for games, workers, rounds in distinct]
+    children: list[Child] = []
+    for counts, workers, rounds in plan:
+        args = [f"--games={','.join(str(count) for count in counts)}", f"--workers={workers}"]
+        args += [] if rounds is None else [f"--max-rounds={rounds}"]
+        args += ["--reuse-processes"] if sizes.reuse_processes else []
+        children.append(("bench.cluster", (*args, f"--players={sizes.table}")))
+    by_run: dict[ClusterRun, dict[str, Any]] = {}
+    for (counts, workers, rounds), found in zip(plan, _children(sizes, children), strict=True):
+        played = found["runs"] if len(counts) > 1 else [found]
+        by_run.update(
+            {(count, workers, rounds): run for count, run in zip(counts, played, strict=True)}
+        )
+    return [by_run[run] for run in runs]
 
 
 def run_sealing(sizes: Sizes) -> dict[str, Any]:
@@ -228,9 +283,12 @@ def run_sealing(sizes: Sizes) -> dict[str, Any]:
         f"--games={sizes.sealing_games}",
         f"--per-game-games={sizes.sealing_per_game_games}",
         f"--repeats={sizes.sealing_repeats}",
+        f"--players={sizes.table}",
     ]
     if sizes.sealing_max_rounds is not None:
         args.append(f"--max-rounds={sizes.sealing_max_rounds}")
+    if sizes.sealing_in_process:
+        args.append("--in-process")
     return _child("bench.sealing", *args)
 
 
@@ -241,7 +299,11 @@ def run_fair(sizes: Sizes) -> dict[str, Any]:
         f"--trials={sizes.fair_trials}",
         f"--cycles={sizes.fair_cycles}",
         f"--accuracy-games={sizes.fair_accuracy_games}",
+        f"--players={sizes.table}",
+        f"--accuracy-players={sizes.fair_accuracy_players}",
     ]
+    if sizes.reuse_processes:
+        args.append("--accuracy-reuse")
     if sizes.fair_max_rounds is not None:
         args.append(f"--max-rounds={sizes.fair_max_rounds}")
     return _child("bench.fair", *args)

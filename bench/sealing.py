@@ -4,12 +4,15 @@ fresh process per game, and one process for all the games (`--reuse-processes`: 
 before sealing, the baseline), all in this one run.
 
 Run as `python -m bench.sealing [--trials N] [--games N] [--per-game-games N] [--max-rounds R]
-[--repeats N]`; prints one JSON object. Start-up is timed as the arena sees it: from asking the
-lobby for a process of the lowest sample bot to its hello, sealed and unsealed in turn (so both
-see the same load), each time a new process. The tournaments are `bench.e2e`'s (the random and
-lowest sample bots, two copies each, at a 4-player table, at the default concurrency), each in
-a process of its own; their rates are taken after the warm-up games, as there, so they include
-every process the steady state starts (a fresh process per game: four every game).
+[--repeats N] [--players P] [--in-process]`; prints one JSON object. Start-up is timed as the
+arena sees it: from asking the lobby for a process of the lowest sample bot to its hello, sealed
+and unsealed in turn (so both see the same load), each time a new process. The tournaments are
+`bench.e2e`'s (the random and lowest sample bots, two copies each, at a 4-player table, at the
+default concurrency), each in a process of its own; their rates are taken after the warm-up
+games, as there, so they include every process the steady state starts (a fresh process per
+game: four every game). The quick bench plays them at a 2-player table and `--in-process`: each
+in this process, one after the other (the start-up of five interpreters saved; each figure but
+its peak memory, which the section does not show, is taken as in a process of its own).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from arena.server.isolation.sandbox import NoSandbox, SandboxMode, find_sandbox
 from arena.server.lobby import BotSpec
 from arena.server.options import BotOptions
 from arena.server.session import open_session
+from bench import e2e
 
 ROOT = Path(__file__).resolve().parents[1]
 LOWEST = ROOT / "sample_bots" / "python" / "lowest_bot.py"
@@ -68,10 +72,12 @@ async def startups(trials: int) -> dict[str, list[float]]:
     return times
 
 
-def tournament(games: int, sandbox: str, processes: str, max_rounds: int | None) -> dict[str, Any]:
+def tournament(
+    games: int, sandbox: str, processes: str, max_rounds: int | None, players: int = e2e.TABLE
+) -> dict[str, Any]:
     """One of `bench.e2e`'s tournaments, in a process of its own."""
     args = [f"--games={games}", f"--sandbox={sandbox}", f"--processes={processes}"]
-    args += [f"--concurrency={os.cpu_count() or 1}"]
+    args += [f"--concurrency={os.cpu_count() or 1}", f"--players={players}"]
     if max_rounds is not None:
         args.append(f"--max-rounds={max_rounds}")
     done = subprocess.run(
@@ -88,25 +94,46 @@ def tournament(games: int, sandbox: str, processes: str, max_rounds: int | None)
 
 
 def measure(
-    trials: int, games: int, per_game_games: int, max_rounds: int | None, repeats: int = 3
+    trials: int,
+    games: int,
+    per_game_games: int,
+    max_rounds: int | None,
+    repeats: int = 3,
+    players: int = e2e.TABLE,
+    in_process: bool = False,
 ) -> dict[str, Any]:
     """Every figure of the section. The tournaments run `repeats` times, interleaved (every
     way once, then again), and each way's figure is its median; its ratio is the median of its
-    ratios to the baseline of the same round, which a shared machine's load moves least."""
+    ratios to the baseline of the same round, which a shared machine's load moves least.
+    `in_process` (the quick bench): every tournament in this process."""
     try:
         asyncio.run(find_sandbox())
     except NoSandbox as why:
         return {"skipped": f"this machine cannot seal bots: {why}"}
+    plan = [
+        (per_game_games if processes == "game" else games, mode, processes)
+        for _ in range(repeats)
+        for _, mode, processes in RUNS
+    ]
     started = asyncio.run(startups(trials))
-    rounds: list[list[dict[str, Any]]] = []
-    for _ in range(repeats):
-        played = []
-        for label, mode, processes in RUNS:
-            count = per_game_games if processes == "game" else games
-            run = tournament(count, mode, processes, max_rounds)
-            run["label"] = label
-            played.append(run)
-        rounds.append(played)
+    if in_process:
+        cores = os.cpu_count() or 1
+        found = [
+            asyncio.run(
+                e2e.tournament(
+                    games,
+                    cores,
+                    max_rounds,
+                    sandbox=SandboxMode(mode),
+                    processes=processes,
+                    players=players,
+                )
+            )
+            for games, mode, processes in plan
+        ]
+    else:
+        found = [tournament(*run, max_rounds, players) for run in plan]
+    rounds = [found[start : start + len(RUNS)] for start in range(0, len(found), len(RUNS))]
     runs = []
     for index, (label, _, _) in enumerate(RUNS):
         tries = [played[index] for played in rounds]
@@ -146,9 +173,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--max-rounds", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=3, help="rounds of the tournaments")
+    parser.add_argument("--players", type=int, choices=e2e.SEATS, default=e2e.TABLE)
+    parser.add_argument("--in-process", action="store_true", help="no process a tournament")
     options = parser.parse_args(argv)
     result = measure(
-        options.trials, options.games, options.per_game_games, options.max_rounds, options.repeats
+        options.trials,
+        options.games,
+        options.per_game_games,
+        options.max_rounds,
+        options.repeats,
+        options.players,
+        options.in_process,
     )
     print(json.dumps(result))
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.e2e import TABLE
 from bench.engine import check_same_games
-from bench.run import SECTIONS, report
+from bench.fair import ACCURACY_TABLE
+from bench.run import SECTIONS, Sizes, report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,13 +31,14 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
         capture_output=True,
         text=True,
         check=True,
-        timeout=420,  # the cluster section starts five local clusters
+        timeout=420,  # on a loaded machine: two local clusters, some 70 bot processes
     )
     results = json.loads(done.stdout)
     assert set(SECTIONS) <= set(results)
     assert [entry["players"] for entry in results["engine"]] == [2]
     assert [level["in_flight"] for level in results["floor"]["levels"]] == [1, 4]
     assert [entry["concurrency"] for entry in results["e2e"]] == [1, 2]
+    assert {entry["players"] for entry in [*results["e2e"], *results["memory"]]} == {2}
     assert all(entry["decisions_per_s"] > 0 for entry in results["e2e"])
     assert [entry["games"] for entry in results["memory"]] == [4, 8]
     assert {target["target"].split(",")[0] for target in results["targets"]} == {
@@ -64,5 +67,9 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
         assert "bot start-up to hello, sealed" in text
     fair = results["fair"]
     assert fair["rates"]["ratio"] > 0 and fair["rates"]["fair"]["ran_as"] in (["fair"], ["shared"])
-    assert [entry["decisions"] for entry in fair["accuracy"]] == [30, 30]
+    assert [entry["decisions"] for entry in fair["accuracy"]] == [20, 20]  # 2 games of 10 turns
     assert "fast bots, fair CPU" in text and "recorded answer time - the bot's own" in text
+
+
+def test_the_full_bench_plays_at_the_childrens_own_tables() -> None:
+    assert (Sizes().table, Sizes().fair_accuracy_players) == (TABLE, ACCURACY_TABLE)
