@@ -71,7 +71,8 @@ def run(
 
     A tournament file's settings are overridden by the options given.
     """
-    from arena.tournament.config import TournamentConfig, load
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.tournament_file import load
 
     if submissions is None and overrides.get("build_timeout") is not None:
         raise click.UsageError(

@@ -4,16 +4,15 @@ line.
 Every setting is a field of `TournamentConfig` made with `setting(...)`: its type is the field's
 annotation, and the declaration holds its default, its help text and how `--help` shows that
 default. `SETTINGS` reads them back, and the rest comes from it: what `[tournament]` in a
-tournament file may hold and of which TOML type (`load`: an unknown key or a wrong type is an
-error), the `arena run` options (`arena.cli.options` makes one per setting, `--end-score` for
-`end_score`, each showing its default), and the defaults themselves. A `[[bot]]` table holds the
-keys of `BOT_KEYS` and no others.
+tournament file may hold and of which TOML type (read by `arena.tournament.tournament_file`: an
+unknown key or a wrong type is an error), the `arena run` options (`arena.cli.options` makes one
+per setting, `--end-score` for `end_score`, each showing its default), and the defaults
+themselves.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from math import gcd
@@ -29,11 +28,9 @@ from arena.server.declared import (
     Bound,
     Declared,
     Form,
-    OptionError,
     absolute_path,
     declared_values,
     seconds,
-    shown_value,
     whole,
 )
 from arena.server.isolation.fairness import CpuMode
@@ -49,20 +46,18 @@ from arena.server.listen import (
 )
 from arena.server.lobby import BotSpec
 from arena.server.options import OPTIONS_BY_NAME, BotOptions
-from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.errors import ConfigError
 from arena.tournament.schedule import check_sample, round_robin_size, sample_size
 
 __all__ = [
-    "BOT_KEYS",
     "MAX_PLANNED_GAMES",
     "MAX_ROUND_ROBIN_GAMES",
     "SETTINGS",
+    "SETTINGS_BY_NAME",
     "ConfigError",
     "Setting",
     "TournamentConfig",
     "absolute_path",
-    "load",
     "setting",
 ]
 
@@ -295,9 +290,9 @@ class TournamentConfig:
         folder of a tournament file)."""
         changes = {}
         for key, value in values.items():
-            declared = _BY_NAME.get(key)
+            declared = SETTINGS_BY_NAME.get(key)
             if declared is None:
-                raise ConfigError(f"unknown setting {key!r} (known: {', '.join(_BY_NAME)})")
+                raise ConfigError(f"unknown setting {key!r} (known: {', '.join(SETTINGS_BY_NAME)})")
             changes[key] = declared.convert(value, base)
         return replace(self, **changes)
 
@@ -531,98 +526,8 @@ def _declared() -> tuple[Setting, ...]:
 
 SETTINGS: tuple[Setting, ...] = _declared()
 """Every setting of a tournament, in the order TournamentConfig declares them."""
-_BY_NAME = {declared.name: declared for declared in SETTINGS}
-
-BOT_KEYS: dict[str, str] = {
-    "name": "the bot's name in the standings and logs (default: its program's file name)",
-    "command": "how to start it: a command, stdio:COMMAND for a line-protocol program, or "
-    "external for a bot its author starts by hand",
-}
-"""What a `[[bot]]` table may hold, and what each key means."""
-_TABLES = ("tournament", "bot")
-"""What a tournament file may hold: a `[tournament]` table and `[[bot]]` tables."""
-
-
-def load(path: Path) -> TournamentConfig:
-    """Read a tournament file; paths in it are relative to the file's folder.
-
-    ConfigError for anything it may not hold: an unknown table or key, a value of the wrong type,
-    a bot that cannot be entered.
-    """
-    shown = repr(str(path))
-    data = _read_toml(path, shown)
-    unknown = [key for key in data if key not in _TABLES]
-    if unknown:
-        raise ConfigError(
-            f"{shown}: unknown table {unknown[0]!r} (known: [tournament] and [[bot]])"
-        )
-    table = data.get("tournament", {})
-    entries = data.get("bot", [])
-    if not isinstance(table, dict):
-        raise ConfigError(
-            f"{shown}: tournament must be a [tournament] table, not {shown_value(table)}"
-        )
-    if not isinstance(entries, list):
-        raise ConfigError(
-            f"{shown}: bot must be [[bot]] tables (an array of tables), not {shown_value(entries)}"
-        )
-    base = absolute_path(path).parent
-    for key in table:
-        if key in _BY_NAME and not _BY_NAME[key].in_file:
-            option = _BY_NAME[key].option
-            raise ConfigError(f"{shown}: {key} is for one run: give it as {option} instead")
-    bots = tuple(_bot(entry, base, shown) for entry in entries)
-    try:
-        return TournamentConfig(bots=bots).with_settings(table, base)
-    except (ConfigError, OptionError) as error:
-        raise ConfigError(f"{shown}: {error}") from None
-
-
-def _read_toml(path: Path, shown: str) -> dict[str, Any]:
-    """The TOML of the file `path` (named `shown`); ConfigError for one that cannot be read
-    (missing, not a regular file: a FIFO would never end), is not UTF-8 text, or not TOML."""
-    try:
-        if path.exists() and not path.is_file():
-            raise ConfigError(f"{shown} is not a file: give a tournament file (TOML)")
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read {shown}: {error.strerror or error}") from None
-    try:
-        text = raw.decode()
-    except UnicodeDecodeError as error:
-        raise ConfigError(
-            f"{shown} is not UTF-8 text (byte {error.start} is 0x{raw[error.start]:02x}): "
-            "a tournament file is TOML, saved as UTF-8"
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{shown} is not valid TOML: {error}") from None
-
-
-def _bot(entry: object, base: Path, shown: str) -> BotSpec:
-    """The bot of one `[[bot]]` table in the file `shown`, which lies in `base`."""
-    if not isinstance(entry, dict) or "command" not in entry:
-        raise ConfigError(f"{shown}: every [[bot]] needs a command")
-    unknown = [key for key in entry if key not in BOT_KEYS]
-    if unknown:
-        known = ", ".join(BOT_KEYS)
-        raise ConfigError(f"{shown}: unknown key {unknown[0]!r} in a [[bot]] (known: {known})")
-    for key, value in entry.items():
-        if not isinstance(value, str):
-            raise ConfigError(
-                f"{shown}: a [[bot]]'s {key} must be a string, not {shown_value(value)}"
-            )
-    command, name = entry["command"], entry.get("name")
-    if name is not None and not name.strip():
-        raise ConfigError(
-            f"{shown}: a [[bot]]'s name is empty: give it one, or leave name out for its "
-            "program's file name"
-        )
-    try:
-        return parse_bot(f"{name}={command}" if name else command, base)
-    except BadBotSpec as error:
-        raise ConfigError(f"{shown}: {error}") from None
+SETTINGS_BY_NAME = {declared.name: declared for declared in SETTINGS}
+"""Each setting under its name (its key in `[tournament]`)."""
 
 
 def _suggest(bots: int, players: int) -> int:

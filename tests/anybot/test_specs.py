@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.server.specs import BRIDGE, BadBotSpec, bot_spec, parse_bot
-from arena.tournament.config import load
+from arena.tournament.tournament_file import load
 from tests.anybot.conftest import ROOT
 
 LINE_BOT = ROOT / "tests" / "bots" / "stubborn_line_bot.py"

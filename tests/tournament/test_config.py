@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.rules import Variant
 from arena.server.declared import OptionError, Range
-from arena.tournament.config import SETTINGS, ConfigError, TournamentConfig, load
+from arena.tournament.config import SETTINGS, ConfigError, TournamentConfig
+from arena.tournament.tournament_file import load
 from tests.cli.helpers import caught_run
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
