@@ -20,7 +20,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from math import comb
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,7 +31,7 @@ from arena.tournament.folder import hold_output, take_back
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems
-from arena.tournament.schedule import keep_seatings, schedule
+from arena.tournament.schedule import keep_seatings, round_robin_size, sample_size, schedule
 from arena.tournament.seed import choose_seed
 from arena.tournament.standings import Standings
 from arena.tournament.store import (
@@ -231,9 +230,10 @@ def _whole(config: TournamentConfig, store: ResultStore, planned: int) -> int:
     tables of one bot and leaves the others to a later run."""
     if config.gauntlet is None:
         return planned
-    seats = config.table_size
-    tables = config.sample if config.sample is not None else comb(len(config.bots), seats)
-    return max(planned, tables * max(config.deals, store.deals()) * seats)
+    bots, seats, deals = len(config.bots), config.table_size, max(config.deals, store.deals())
+    if config.sample is not None:
+        return max(planned, sample_size(bots, seats, config.sample, deals).games)
+    return max(planned, round_robin_size(bots, seats, deals).games)
 
 
 def _taken_back(made: Path | None, output: Path, kind: type[BaseException] | None) -> bool:
