@@ -80,7 +80,10 @@ def test_an_interrupted_run_says_how_to_go_on(replaced: str | None, line: str) -
 
 
 def arena_run(output: Path, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, ["run", *args, "--players", "2", "--output", str(output)])
+    """`arena run` at two-seat tables of one-round games, one process per bot (what these tests
+    read is the summary's counts, not how a game is played or sealed)."""
+    options = ["--players", "2", "--max-rounds", "1", "--reuse-processes"]
+    result = CliRunner().invoke(main, ["run", *args, *options, "--output", str(output)])
     return result.exit_code, result.stdout, result.stderr
 
 

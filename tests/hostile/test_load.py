@@ -20,7 +20,8 @@ KINDS = ("heuristic", "random", "lowest", "highest")
 DEADLINE, STARTUP = 5.0, 60.0
 """What is tested is many processes and tables at once, not their speed: no sample bot comes near
 this deadline, nor ten of them starting at once this start-up timeout, however loaded the
-machine."""
+machine. Nor is keeping each seat rotation's processes apart (the sealed tests' subject): a bot's
+processes play every rotation, so a table starts each of its bots once, not once per rotation."""
 
 
 def bots(count: int) -> tuple:  # type: ignore[type-arg]
@@ -43,6 +44,7 @@ def test_twelve_bots_at_four_player_tables_four_games_at_once(
         deadline=DEADLINE,
         startup_timeout=STARTUP,
         concurrency=4,
+        reuse_processes=True,
         output=tmp_path,
     )
     summary = asyncio.run(run_tournament(config))
@@ -62,6 +64,7 @@ def test_a_ten_player_table(tmp_path: Path, no_leftover_processes: None) -> None
         max_rounds=2,
         deadline=DEADLINE,
         startup_timeout=STARTUP,
+        reuse_processes=True,
         output=tmp_path,
     )
     summary = asyncio.run(run_tournament(config))

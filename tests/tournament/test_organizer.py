@@ -50,6 +50,7 @@ def config(output: Path, *names: str, **changes: object) -> TournamentConfig:
         seed=3,
         deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
         concurrency=2,
+        reuse_processes=True,  # nor is sealing each rotation apart: one process per bot
         output=output,
     )
     return replace(base, **changes)
