@@ -10,7 +10,17 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "arena"
-LAYERS = ("rules", "players", "protocol", "server", "sdk", "tournament", "spectate", "cli")
+LAYERS = (
+    "rules",
+    "players",
+    "protocol",
+    "server",
+    "sdk",
+    "tournament",
+    "spectate",
+    "ladder",
+    "cli",
+)
 """Bottom up. The root modules (`arena/__init__.py`, `arena/errors.py`) sit below them all."""
 ALSO = {"_proto": "protocol"}
 """Folders that belong to a layer of another name."""

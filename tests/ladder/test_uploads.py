@@ -1,0 +1,272 @@
+"""`unpack`: every hostile archive built for real, refused, and the folders looked at afterwards:
+nothing outside `into`, nothing left inside it."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.ladder.uploads import BadUpload, unpack
+from arena.tournament.cluster.shipping import pack
+
+MANIFEST = b'command = "python3 bot.py"\nprotocol = "stdio"\n'
+CAP = 1 << 20
+
+Entry = tuple[tarfile.TarInfo, bytes | None]
+
+
+def entry(name: str, data: bytes | None = b"", **fields: object) -> Entry:
+    """A tar member: a file of `data`, or (`data` None) what `fields` make it (type, linkname)."""
+    info = tarfile.TarInfo(name)
+    for key, value in fields.items():
+        setattr(info, key, value)
+    if data is not None and "type" not in fields:
+        info.size = len(data)
+    return info, data
+
+
+def folder(name: str) -> Entry:
+    return entry(name, None, type=tarfile.DIRTYPE, mode=0o755)
+
+
+def tar(*entries: Entry, compress: bool = True) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        for info, data in entries:
+            archive.addfile(info, io.BytesIO(data) if data is not None else None)
+    raw = buffer.getvalue()
+    return gzip.compress(raw) if compress else raw
+
+
+def good(*more: Entry) -> list[Entry]:
+    return [entry("bot.toml", MANIFEST), entry("bot.py", b"print('hi')\n"), *more]
+
+
+@pytest.fixture
+def place(tmp_path: Path) -> Iterator[Path]:
+    """The ladder's folder: a sibling file and folder `unpack` must never touch; it yields
+    where the upload goes, and checks after the test that nothing else appeared."""
+    (tmp_path / "sibling.txt").write_text("mine\n")
+    (tmp_path / "other").mkdir()
+    yield tmp_path / "versions" / "v1"
+    assert sorted(p.name for p in tmp_path.iterdir()) in (
+        ["other", "sibling.txt"],
+        ["other", "sibling.txt", "versions"],
+    )
+    assert (tmp_path / "sibling.txt").read_text() == "mine\n"
+    assert not any((tmp_path / "other").iterdir())
+
+
+def refused(data: bytes, into: Path, message: str, cap: int = CAP, files: int = 100) -> BadUpload:
+    """Unpack `data`, expect a refusal saying `message`, and `into` absent afterwards."""
+    into.parent.mkdir(exist_ok=True)
+    with pytest.raises(BadUpload) as caught:
+        unpack(data, into, cap, files)
+    text = str(caught.value)
+    assert message in text
+    assert "\n" not in text
+    assert not into.exists()
+    assert not any(into.parent.iterdir())
+    return caught.value
+
+
+def test_a_folder_packed_as_arena_submit_packs_it_unpacks_whole(
+    tmp_path: Path, place: Path
+) -> None:
+    source = tmp_path / "other" / "mybot"
+    (source / "lib").mkdir(parents=True)
+    (source / "bot.toml").write_bytes(MANIFEST)
+    (source / "bot.py").write_text("print('hi')\n")
+    (source / "bot.py").chmod(0o755)
+    (source / "lib" / "util.py").write_text("X = 1\n")
+    _, data, _ = pack(source)
+    shutil.rmtree(source)
+    place.parent.mkdir()
+    manifest = unpack(data, place, CAP)
+    assert manifest.folder == place
+    assert manifest.command == "python3 bot.py"
+    assert manifest.protocol == "stdio"
+    assert sorted(str(p.relative_to(place)) for p in place.rglob("*")) == [
+        "bot.py",
+        "bot.toml",
+        "lib",
+        "lib/util.py",
+    ]
+    assert (place / "lib" / "util.py").read_text() == "X = 1\n"
+    assert (place / "bot.py").stat().st_mode & 0o777 == 0o755
+    assert (place / "bot.toml").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_plain_tar_with_bot_toml_at_its_top_unpacks(place: Path) -> None:
+    place.parent.mkdir()
+    place.mkdir()  # an empty folder given is used as it is
+    manifest = unpack(
+        tar(*good(folder("src"), entry("src/a.txt", b"a")), compress=False), place, CAP
+    )
+    assert manifest.name == "v1"
+    assert (place / "src" / "a.txt").read_bytes() == b"a"
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ([entry("../evil.txt", b"x")], "a path that leads out of it, '../evil.txt'"),
+        ([entry("src/../../evil.txt", b"x")], "leads out of it"),
+        ([entry("/tmp/evil.txt", b"x")], "an absolute path '/tmp/evil.txt'"),
+        (
+            [entry("out", None, type=tarfile.SYMTYPE, linkname="/etc/passwd")],
+            "a symbolic link 'out' -> '/etc/passwd': links are refused",
+        ),
+        (
+            [entry("up", None, type=tarfile.SYMTYPE, linkname="../..")],
+            "a symbolic link 'up' -> '../..'",
+        ),
+        (
+            [entry("inside", None, type=tarfile.SYMTYPE, linkname="bot.py")],
+            "links are refused wherever they lead",
+        ),
+        (
+            [entry("hard", None, type=tarfile.LNKTYPE, linkname="../../etc/passwd")],
+            "a hard link 'hard' -> '../../etc/passwd'",
+        ),
+        (
+            [entry("hard", None, type=tarfile.LNKTYPE, linkname="bot.py")],
+            "a hard link 'hard' -> 'bot.py'",
+        ),
+        (
+            [entry("null", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)],
+            "a device file 'null'",
+        ),
+        ([entry("disk", None, type=tarfile.BLKTYPE, devmajor=8)], "a device file 'disk'"),
+        ([entry("pipe", None, type=tarfile.FIFOTYPE)], "a fifo 'pipe'"),
+        ([entry("bot.py", b"again")], "holds 'bot.py' twice"),
+        ([entry("bot.py/x", b"x")], "holds 'bot.py' as a file and as the folder of 'bot.py/x'"),
+        ([entry("a\nb", b"x")], "a name with a control character"),
+        ([entry("x" * 300, b"x")], "a path over"),
+    ],
+)
+def test_a_hostile_member_is_refused_and_nothing_is_written(
+    place: Path, entries: list[Entry], message: str
+) -> None:
+    refused(tar(*good(*entries)), place, message)
+    refused(tar(*entries, *good()), place, message)  # first or last: nothing written either way
+
+
+def test_a_hostile_member_inside_the_top_folder_is_refused_too(place: Path) -> None:
+    entries = [
+        folder("bot"),
+        entry("bot/bot.toml", MANIFEST),
+        entry("bot/link", None, type=tarfile.SYMTYPE, linkname="../../../etc"),
+    ]
+    refused(tar(*entries), place, "a symbolic link 'bot/link' -> '../../../etc'")
+
+
+def test_a_decompression_bomb_is_refused_as_it_inflates(place: Path) -> None:
+    big = bytes(64 << 20)  # 64 MiB of zeros: 64 KiB once gzipped
+    data = tar(*good(entry("big.bin", big)))
+    assert len(data) < 200 << 10
+    error = refused(data, place, "unpacks to over 1 MiB, the ladder's cap")
+    assert error.too_large
+
+
+def test_a_bomb_whose_headers_claim_little_is_refused_all_the_same(place: Path) -> None:
+    raw = tar(*good(), compress=False) + bytes(64 << 20)  # the headers say a few bytes
+    refused(gzip.compress(raw), place, "unpacks to over 1 MiB")
+
+
+def test_a_header_that_claims_more_than_it_holds_is_refused(place: Path) -> None:
+    raw = bytearray(tar(*good(entry("data.bin", bytes(4000))), compress=False))
+    cut = raw[: 3 * 512 + 1024]  # the third header and a part of its data
+    refused(gzip.compress(bytes(cut)), place, "is cut short")
+
+
+def test_more_bytes_than_the_cap_are_refused(place: Path) -> None:
+    data = tar(*good(entry("a.bin", os.urandom(600 << 10)), entry("b.bin", os.urandom(600 << 10))))
+    error = refused(data, place, "unpacks to over 1 MiB")
+    assert error.too_large
+
+
+def test_more_files_than_the_cap_are_refused(place: Path) -> None:
+    many = [entry(f"f{n}.txt", b"x") for n in range(120)]
+    error = refused(tar(*good(*many)), place, "holds over 100 files and folders")
+    assert error.too_large
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "is not a whole tar"),
+        (os.urandom(2000), "is not a whole tar"),
+        (b"\x1f\x8b" + os.urandom(500), "is not a valid gzip stream"),
+        (gzip.compress(b"plain text, not a tar" * 40), "is not a whole tar"),
+        (tar(*good())[:-20], "gzip stream is truncated"),
+        (tar(*good()) + b"junk", "bytes after its gzip stream"),
+        (tar(*good(), compress=False)[: 512 + 512 + 300], "is not a whole tar"),
+        (tar(*good(), compress=False)[:1536], "'bot.py' is cut short"),
+        (tar(*good(), compress=False)[:2048], "it ends before its end-of-archive blocks"),
+    ],
+)
+def test_a_malformed_or_truncated_archive_is_refused(
+    place: Path, data: bytes, message: str
+) -> None:
+    refused(data, place, message)
+
+
+def test_an_upload_without_bot_toml_is_refused(place: Path) -> None:
+    refused(tar(entry("bot.py", b"x")), place, "no bot.toml at its top")
+    refused(tar(folder("a"), entry("a/b/bot.toml", MANIFEST)), place, "no bot.toml at its top")
+
+
+def test_a_wrong_manifest_is_refused_after_unpacking_and_taken_back(place: Path) -> None:
+    refused(tar(entry("bot.toml", b"comand = 'x'\n")), place, "unknown key 'comand'")
+
+
+def test_a_refusal_leaves_an_empty_folder_given_empty(place: Path) -> None:
+    place.mkdir(parents=True)
+    with pytest.raises(BadUpload):
+        unpack(tar(entry("bot.toml", b"nonsense")), place, CAP)
+    assert place.is_dir() and not any(place.iterdir())
+
+
+NAMES = st.lists(
+    st.sampled_from(["a", "b", "..", ".", "", "bot.toml", "/", "c d"]), min_size=1, max_size=4
+).map("/".join)
+KINDS = st.sampled_from([tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE])
+
+
+@given(st.lists(st.tuples(NAMES, KINDS, st.binary(max_size=40)), max_size=8), st.booleans())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_whatever_the_archive_nothing_lands_outside_into(
+    members: list[tuple[str, bytes, bytes]], with_manifest: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        into = root / "v"
+        entries = [
+            entry(name, data)
+            if kind == tarfile.REGTYPE
+            else entry(name, None, type=kind, linkname="a")
+            for name, kind, data in members
+        ]
+        if with_manifest:
+            entries.insert(0, entry("bot.toml", MANIFEST))
+        try:
+            unpack(tar(*entries), into, CAP, 100)
+        except BadUpload:
+            assert not into.exists()
+        else:
+            for path in into.rglob("*"):
+                assert not path.is_symlink()
+                assert path.resolve().is_relative_to(into)
+                assert path.is_dir() or path.is_file()
+        assert [p.name for p in root.iterdir()] in ([], ["v"])
