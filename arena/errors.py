@@ -5,8 +5,10 @@ It imports nothing, so every layer can import it. Bad input has one branch per l
 asked out of turn), `arena.tournament.errors.ConfigError` (a tournament that cannot run as
 configured), `arena.server.errors.BotError` (a bot entry, submission or listening address that
 cannot be used), `arena.server.declared.OptionError` (a value a declared setting cannot take),
-`arena.tournament.errors.StoreError` (a results database that does not fit the run) and
-`arena.spectate.source.SpectateError` (results that cannot be shown); each is a ValueError too.
+`arena.tournament.errors.StoreError` (a results database that does not fit the run),
+`arena.spectate.source.SpectateError` (results that cannot be shown) and
+`arena.ladder.errors.LadderError` (a ladder's settings or a version's change that cannot be
+used); each is a ValueError too.
 `MachineError` is the other cause: the input is fine but the machine cannot do what it asks (no
 sandbox for `--sandbox on`, no cgroups for `--cpu fair`, a cluster that cannot be reached), and
 the fix is to the machine, or to ask for less. The command line shows either as one line, exit

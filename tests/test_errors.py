@@ -20,6 +20,7 @@ import arena
 import arena.cli.run
 from arena.cli import main
 from arena.errors import ArenaError, MachineError
+from arena.ladder.errors import LadderError
 from arena.rules import (
     Game,
     InvalidDealError,
@@ -43,7 +44,15 @@ from arena.tournament.cluster.shipping import ShippingError
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.errors import ScheduleError, StoreError
 
-BAD_INPUT = (RulesError, ConfigError, BotError, OptionError, StoreError, SpectateError)
+BAD_INPUT = (
+    RulesError,
+    ConfigError,
+    BotError,
+    OptionError,
+    StoreError,
+    SpectateError,
+    LadderError,
+)
 """The branches of bad input, one per layer (two for the server's bots and their options)."""
 FAMILIES = (*BAD_INPUT, MachineError)
 PACKAGE = Path(arena.__file__).parent

@@ -38,15 +38,20 @@ def layer_of(module: str) -> int:
     return LAYERS.index(name)
 
 
-def imports(path: Path) -> set[str]:
-    """Every arena module `path` imports."""
+def every_import(path: Path) -> set[str]:
+    """Every module the source of `path` imports, the standard library's too, at any depth."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-    return {name for name in found if name == "arena" or name.startswith("arena.")}
+    return found
+
+
+def imports(path: Path) -> set[str]:
+    """Every arena module `path` imports."""
+    return {name for name in every_import(path) if name == "arena" or name.startswith("arena.")}
 
 
 def module_name(path: Path) -> str:

@@ -9,6 +9,7 @@ each edge names a refused value in its own terms: the command line by its flag (
 builds a click type of each declaration), a tournament file by its key (`arena.tournament.config.
 load`), and so will the ladder's settings file. `--deadline nan`, `deadline = nan` in a file and
 `TournamentConfig(deadline=nan).check()` are refused by one rule, each naming where it came from.
+A file of settings is read by `read_toml`, one rule for a tournament file and a ladder's settings.
 
 Imports nothing that loads gRPC, so the command line builds its options from it freely.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import tomllib
 from collections.abc import Callable
 from dataclasses import MISSING, Field, dataclass, fields
 from enum import Enum
@@ -328,3 +330,27 @@ def declarations(cls: type) -> tuple[Declared, ...]:
         for each in fields(cls)
         if "help" in each.metadata
     )
+
+
+def read_toml(path: Path, what: str, error: Callable[[str], Exception]) -> dict[str, Any]:
+    """The TOML of the file `path`, which is `what` ("a tournament file"); `error(message)` for
+    one that cannot be read (missing, not a regular file: a FIFO would never end), is not UTF-8
+    text, or not TOML, each one line naming the file."""
+    shown = repr(str(path))
+    try:
+        if path.exists() and not path.is_file():
+            raise error(f"{shown} is not a file: give {what} (TOML)")
+        raw = path.read_bytes()
+    except OSError as problem:
+        raise error(f"cannot read {shown}: {problem.strerror or problem}") from None
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError as problem:
+        raise error(
+            f"{shown} is not UTF-8 text (byte {problem.start} is 0x{raw[problem.start]:02x}): "
+            f"{what} is TOML, saved as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{shown} is not valid TOML: {problem}") from None

@@ -8,11 +8,9 @@ key, a value of the wrong type, each one line naming the file and the key.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
-from typing import Any
 
-from arena.server.declared import OptionError, absolute_path, shown_value
+from arena.server.declared import OptionError, absolute_path, read_toml, shown_value
 from arena.server.lobby import BotSpec
 from arena.server.specs import BadBotSpec, parse_bot
 from arena.tournament.config import SETTINGS_BY_NAME, TournamentConfig
@@ -35,7 +33,7 @@ def load(path: Path) -> TournamentConfig:
     a bot that cannot be entered.
     """
     shown = repr(str(path))
-    data = _read_toml(path, shown)
+    data = read_toml(path, "a tournament file", ConfigError)
     unknown = [key for key in data if key not in _TABLES]
     if unknown:
         raise ConfigError(
@@ -61,28 +59,6 @@ def load(path: Path) -> TournamentConfig:
         return TournamentConfig(bots=bots).with_settings(table, base)
     except (ConfigError, OptionError) as error:
         raise ConfigError(f"{shown}: {error}") from None
-
-
-def _read_toml(path: Path, shown: str) -> dict[str, Any]:
-    """The TOML of the file `path` (named `shown`); ConfigError for one that cannot be read
-    (missing, not a regular file: a FIFO would never end), is not UTF-8 text, or not TOML."""
-    try:
-        if path.exists() and not path.is_file():
-            raise ConfigError(f"{shown} is not a file: give a tournament file (TOML)")
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read {shown}: {error.strerror or error}") from None
-    try:
-        text = raw.decode()
-    except UnicodeDecodeError as error:
-        raise ConfigError(
-            f"{shown} is not UTF-8 text (byte {error.start} is 0x{raw[error.start]:02x}): "
-            "a tournament file is TOML, saved as UTF-8"
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{shown} is not valid TOML: {error}") from None
 
 
 def _bot(entry: object, base: Path, shown: str) -> BotSpec:
