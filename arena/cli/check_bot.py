@@ -1,6 +1,6 @@
 """`arena check-bot`: the command that puts a bot through the scripted situations of
-`arena.cli.checks`, held to a tournament's options (as `BotOptions` declares them) unless told
-otherwise, but for the time bank (`TIME_BANK`)."""
+`arena.server.checkbot.checks`, held to a tournament's options (as `BotOptions` declares them)
+unless told otherwise, but for the time bank (`arena.server.checkbot.TIME_BANK`)."""
 
 from __future__ import annotations
 
@@ -16,22 +16,13 @@ import click
 from arena.cli.exits import one_line
 from arena.cli.group import main
 from arena.cli.options import AbsolutePath, bot_options
+from arena.server.checkbot import TIME_BANK, check_options
 from arena.server.errors import BotError
-from arena.server.options import BotOptions
 
 if TYPE_CHECKING:  # these load gRPC: the commands that need them import them
-    from arena.cli.checks import Check
+    from arena.server.checkbot.checks import Check
     from arena.server.lobby import BotSpec
-
-TIME_BANK = 1.0
-"""check-bot's time bank, where a tournament's is 0 (none unless asked): its time-bank check
-needs a bank to see the bot keep to, and a bot that enters a tournament with one must."""
-
-
-def check_options(**given: Any) -> BotOptions:
-    """The options check-bot holds a bot to: a tournament's (the declared defaults) but for the
-    time bank, with those `given` by name."""
-    return BotOptions.of({"time_bank": TIME_BANK, **given})
+    from arena.server.options import BotOptions
 
 
 @main.command("check-bot")
@@ -70,7 +61,7 @@ def check_bot_command(command: tuple[str, ...], name: str, logs: Path | None, **
 
 
 async def _check(spec: BotSpec, logs: Path | None, options: BotOptions) -> list[Check]:
-    from arena.cli.checks import check_bot, render
+    from arena.server.checkbot.checks import check_bot, render
 
     with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
         folder = logs or Path(scratch)

@@ -1,6 +1,7 @@
 """The rules engine's one error family: a decision, a setting, a deal or a record the rules do
 not allow, or the engine asked out of turn. The engine raises nothing else."""
 
+import re
 from enum import StrEnum
 
 from arena.errors import ArenaError
@@ -60,3 +61,14 @@ class IllegalDecisionError(RulesError):
         """The offending answer, as given."""
         self.reason = reason
         """Why it is illegal, for a person to read."""
+
+
+def told(message: str) -> str:
+    """A fault's message for people, shown beside the bot's name: the bot's own notice (which
+    speaks the protocol's numbers, counting seats from 0, as `IllegalDecisionError` writes it)
+    without its leading `seat N: `, so that no seat number from 0 stands among the displays'
+    rounds, turns and rows from 1 (nor among check-bot's lines)."""
+    return _NOTICE_SEAT.sub("", message, count=1)
+
+
+_NOTICE_SEAT = re.compile(r"^seat \d+: ")

@@ -7,7 +7,6 @@ totals), also used by the report and its tests to know what the table looked lik
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from arena.rules import (
     TurnRecord,
     penalty,
 )
+from arena.rules.errors import told
 
 Paint = Callable[[str, int], str]
 """Dresses a card's text given its bullheads (colour on a terminal); `plain` leaves it alone."""
@@ -52,16 +52,6 @@ def safe(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def told(message: str) -> str:
-    """A fault's message for people, shown beside the bot's name: the bot's own notice (which
-    speaks the protocol's numbers, counting seats from 0) without its leading `seat N: `, so
-    that no seat number from 0 stands among the displays' rounds, turns and rows from 1."""
-    return _NOTICE_SEAT.sub("", message, count=1)
-
-
-_NOTICE_SEAT = re.compile(r"^seat \d+: ")
 
 
 def fault_line(fault: Fault, names: Sequence[str]) -> str:

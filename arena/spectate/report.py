@@ -32,8 +32,8 @@ from typing import Any
 
 from arena.players import FaultKind
 from arena.rules import BULLHEADS, GameRecord
+from arena.rules.errors import told
 from arena.spectate import charts
-from arena.spectate.display import told
 from arena.spectate.source import GameSource, SpectateError, open_games
 from arena.spectate.viewer import MESSAGE_CHARS, add_logs, compact, script_json
 from arena.tournament import GameOutcome, Standings, compute_standings

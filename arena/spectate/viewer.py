@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.rules import Decision
+from arena.rules.errors import told
 from arena.server.botlog import ARENA
-from arena.spectate.display import told
 from arena.spectate.replay import outcome_marks
 from arena.spectate.source import GameSource, SpectateError
 from arena.tournament import GameOutcome

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.check_bot import check_options
-from arena.cli.checks import HELLO, NAMES, Check, Status, check_bot
+from arena.server.checkbot import check_options
+from arena.server.checkbot.checks import HELLO, NAMES, Check, Status, check_bot
 from arena.server.lobby import BotSpec
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT, TEST_BOTS

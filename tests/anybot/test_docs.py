@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.check_bot import check_options
-from arena.cli.checks import check_bot
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
+from arena.server.checkbot import check_options
+from arena.server.checkbot.checks import check_bot
 from arena.server.specs import parse_command
 from tests.anybot.conftest import ROOT
 

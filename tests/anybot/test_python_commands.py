@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.check_bot import check_options
-from arena.cli.checks import check_bot
+from arena.server.checkbot import check_options
+from arena.server.checkbot.checks import check_bot
 from arena.server.specs import parse_command
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]

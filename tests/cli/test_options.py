@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.check_bot import TIME_BANK, check_options
 from arena.cli.options import DeclaredType
+from arena.server.checkbot import TIME_BANK, check_options
 from arena.server.declared import show_default
 from arena.server.options import OPTIONS_BY_NAME, BotOptions
 

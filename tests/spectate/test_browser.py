@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from arena.rules.errors import told
 from arena.server.specs import parse_bot
 from arena.spectate import open_games, write_report
-from arena.spectate.display import told
 from arena.tournament import GameOutcome, Standings
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament

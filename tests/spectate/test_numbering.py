@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from arena.cli import main
 from arena.players import BUILTIN, Fault, FaultKind, play_local
 from arena.rules import Decision, Settings
+from arena.rules.errors import told
 from arena.server.botlog import BOT, LogLine
 from arena.spectate.botlogs import where
-from arena.spectate.display import Mark, fault_line, mark_line, render_game, told
+from arena.spectate.display import Mark, fault_line, mark_line, render_game
 
 NAMES = ("ann", "bob", "cat", "dan")
 

@@ -1,4 +1,4 @@
-"""`arena check-bot`: put one bot through scripted situations before it enters a contest.
+"""check-bot's engine: put one bot through scripted situations before it enters a contest.
 
 Built on the arena's own pieces, so that what passes here passes in a tournament: the real
 server and lobby start the bot and take its hello (`open_session`), and every situation is a
@@ -28,12 +28,12 @@ from arena.rules import (
     View,
     check_answer,
 )
+from arena.rules.errors import told
 from arena.server.clock import Clock, TimeControl
 from arena.server.connection import Connection
 from arena.server.lobby import BotSpec, Instance, Lobby
 from arena.server.options import BotOptions
 from arena.server.session import open_session
-from arena.spectate.display import told
 
 LOG_TAIL = 8
 """Lines of the bot's log shown under a failed check."""
