@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit quick proto bench clean bots browser sandbox grpc-cpp cpp-bot
+.PHONY: run test lint typecheck unit quick proto bench clean bots browser sandbox grpc-cpp cpp-bot \
+	postgresql
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -105,6 +106,21 @@ $(BWRAP):
 		--no-install-recommends bubblewrap >/dev/null; } \
 		|| echo "could not install bubblewrap: bots will run unsealed and the sealed tests fail"
 
+# The database server the ladder's tests run on beside SQLite (`arena ladder --database
+# postgresql://...`): Debian's postgresql, installed once with apt-get when no server program is
+# there, as chromium is. The tests start their own server in a temporary folder (as the
+# `postgres` user) and stop it; where it cannot be installed they are skipped, saying why.
+HAVE_POSTGRESQL := ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1
+
+postgresql:
+	@if ! { $(HAVE_POSTGRESQL); }; then \
+		echo "installing Debian's postgresql for the ladder's database tests"; \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		{ $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+			--no-install-recommends postgresql >/dev/null; } \
+			|| echo "could not install postgresql: the ladder's PostgreSQL tests are skipped"; \
+	fi
+
 # A demo tournament of the sample bots over gRPC, afresh each time (on an existing output
 # folder `arena run` resumes instead).
 run: $(STAMP) bots sandbox
@@ -128,7 +144,7 @@ typecheck: $(STAMP)
 # everything in this one process.
 TEST_WORKERS ?= 2
 
-unit: $(STAMP) grpc-cpp bots browser sandbox
+unit: $(STAMP) grpc-cpp bots browser sandbox postgresql
 ifeq ($(TEST_WORKERS),0)
 	$(BIN)/pytest
 else

@@ -1,0 +1,135 @@
+"""Opening the ladder's database (`open_database`) and bringing its schema to this arena's
+(`upgrade`, Alembic's migrations packaged in `arena/ladder/migrations/`, no alembic.ini).
+
+The database is SQLite in the ladder's folder (`ladder.sqlite`) unless `--database` gives a
+SQLAlchemy URL; `postgresql://` means psycopg 3 (`postgresql+psycopg://`), the driver the arena
+installs. Other backends are refused with one line: only these two are tested.
+
+SQLite is opened so that it keeps a set whatever happens to the server:
+- WAL, so the API's readers never wait for the match loop's writer nor it for them, and
+  `synchronous=FULL`, so a set committed survives a power cut as well as a SIGKILL;
+- foreign keys on (SQLite leaves them off by default);
+- a busy timeout (`BUSY_TIMEOUT`), so a writer waits for another instead of failing at once;
+- transactions begun by SQLAlchemy itself (`BEGIN` at the first statement), not by the sqlite3
+  module's guess before the first write: a transaction's reads and writes are then one
+  transaction, and the migrations' DDL is transactional (SQLAlchemy's documented recipe).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from arena.ladder.errors import LadderError
+
+DATABASE_FILE = "ladder.sqlite"
+"""The database's file in a ladder's folder, when no `--database` URL is given."""
+MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+"""Alembic's script folder, inside the package."""
+BUSY_TIMEOUT = 30.0
+"""Seconds a SQLite writer waits for another before it fails."""
+BACKENDS = {"sqlite": "sqlite", "postgresql": "postgresql+psycopg"}
+"""The backends the ladder runs on, and the driver each is opened with."""
+_URL_HELP = "give a folder, sqlite:///FILE or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+
+
+def database_url(where: str | Path) -> URL:
+    """The URL of the database `where` names: a ladder's folder (its `ladder.sqlite`) or a
+    SQLAlchemy URL; LadderError naming `--database` for one the ladder cannot use."""
+    if isinstance(where, Path) or "://" not in where:
+        return URL.create("sqlite", database=str(Path(where).resolve() / DATABASE_FILE))
+    try:
+        url = make_url(where)
+    except (ArgumentError, ValueError):  # a port that is not a number is a ValueError
+        raise LadderError(f"--database {where!r} is not a database URL: {_URL_HELP}") from None
+    backend = url.get_backend_name()
+    if backend not in BACKENDS:
+        raise LadderError(f"--database: the ladder does not run on {backend!r}: {_URL_HELP}")
+    if backend == "sqlite" and url.database in (None, "", ":memory:"):
+        raise LadderError(f"--database {where!r} names no file: {_URL_HELP}")
+    if url.drivername == "postgresql":  # SQLAlchemy's default is psycopg2, not installed
+        url = url.set(drivername=BACKENDS["postgresql"])
+    return url
+
+
+def shown(url: URL) -> str:
+    """A URL as messages show it: without its password."""
+    return url.render_as_string(hide_password=True)
+
+
+def open_database(where: str | Path) -> Engine:
+    """An engine on the ladder's database: `where` is the ladder's folder (SQLite in it) or a
+    SQLAlchemy URL. Nothing is connected yet: a database that cannot be reached fails at its
+    first use (`upgrade`)."""
+    url = database_url(where)
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT})
+    event.listen(engine, "connect", _sqlite_connected)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connected(connection: Any, record: Any) -> None:
+    connection.isolation_level = None  # SQLAlchemy begins, not the sqlite3 module
+    cursor = connection.cursor()
+    try:
+        for pragma in (
+            "journal_mode=WAL",
+            "synchronous=FULL",
+            "foreign_keys=ON",
+            f"busy_timeout={int(BUSY_TIMEOUT * 1000)}",
+        ):
+            cursor.execute(f"PRAGMA {pragma}")
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+def migration_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration for the packaged migrations, on `connection` (the one `env.py`
+    uses): what `upgrade` runs, and what a developer hands `alembic.command.revision` with
+    `autogenerate=True` to write the next migration."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def head() -> str:
+    """The newest migration this arena has."""
+    revision = ScriptDirectory.from_config(migration_config()).get_current_head()
+    assert revision is not None
+    return revision
+
+
+def current(engine: Engine) -> str | None:
+    """The migration the database is at (None: never migrated, or no ladder's database)."""
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade(engine: Engine) -> None:
+    """Migrate the database to this arena's newest schema (nothing when it is there); a
+    database migrated by a newer arena is refused with one line."""
+    with engine.begin() as connection:
+        try:
+            command.upgrade(migration_config(connection), "head")
+        except CommandError as error:
+            at = MigrationContext.configure(connection).get_current_revision()
+            raise LadderError(
+                f"the ladder's database {shown(engine.url)} is at migration {at!r}, which this "
+                f"arena does not know ({error}): use the arena that made it, or a newer one"
+            ) from None
