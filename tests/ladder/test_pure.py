@@ -12,9 +12,9 @@ import pytest
 
 from tests.test_layers import PACKAGE, every_import, imports
 
-PURE = ("errors", "settings")
+PURE = ("errors", "settings", "rating")
 """The pure modules of `arena.ladder`."""
-ALLOWED = ("arena.rules", "arena.errors", "arena.server.declared", "arena.ladder")
+ALLOWED = ("arena.rules", "arena.errors", "arena.server.declared", "arena.ladder", "openskill")
 BRIDGE = {
     "settings": {"arena.server.isolation.sandbox", "arena.tournament.config", "arena.server.lobby"}
 }
