@@ -154,6 +154,8 @@ class LadderSet(Base):
     created_at: Mapped[dt.datetime] = mapped_column(UTC)
     started_at: Mapped[dt.datetime | None] = mapped_column(UTC, default=None)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTC, default=None)
+    rated: Mapped[int | None] = mapped_column(default=None, index=True)
+    """1, 2, ... in the order the sets were rated (`record_set`): the order `rerate` replays."""
 
     seats: Mapped[list[SetSeat]] = relationship(back_populates="set", order_by="SetSeat.seat")
 

@@ -42,8 +42,10 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("started_at", sa.DateTime(), nullable=True),
         sa.Column("finished_at", sa.DateTime(), nullable=True),
+        sa.Column("rated", sa.Integer(), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_sets")),
     )
+    op.create_index(op.f("ix_sets_rated"), "sets", ["rated"])
     op.create_index(op.f("ix_sets_status"), "sets", ["status"])
     op.create_table(
         "bots",

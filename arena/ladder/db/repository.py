@@ -1,0 +1,332 @@
+"""Every query and change the ladder makes to its database, each a small function on a
+`Session`, so that the API, the match loop and the command line share one version of each.
+
+None commits: the caller's transaction (`with Session(engine) as session, session.begin():`)
+decides what goes together. Decisions:
+
+- `record_set` is the one way a set's result gets in, and it is idempotent under any
+  interleaving: its first statement turns the set from `running` to `done` only if it is still
+  `running` (one conditional UPDATE, atomic on SQLite and PostgreSQL alike), so a set is rated
+  once however often, or by however many processes, its result is offered. Its versions are then
+  read `FOR UPDATE` (PostgreSQL; SQLite has one writer at a time anyway), so two sets sharing a
+  version are rated one after the other, each from the other's result. It numbers the sets in
+  the order they were rated (`sets.rated`): `stored_sets` replays them in that order, which is
+  what `rerate` must equal (ids give the order sets were made in, not rated in, once several
+  are played at once; a clock can go back).
+- `begin_submission` writes the author's row before anything is counted, so that two uploads
+  of one author take turns (a row lock on PostgreSQL, the write lock on SQLite) and the day's
+  limit cannot be passed by sending two at once.
+- Times are aware UTC (`now`); callers may pass their own for tests.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session, selectinload
+
+from arena.ladder.db.models import Author, Bot, LadderSet, SetSeat, Version
+from arena.ladder.errors import LadderError
+from arena.ladder.rating import Rating, rate_set
+
+QUEUED, RUNNING, DONE, ABANDONED = "queued", "running", "done", "abandoned"
+"""A set's statuses: made and waiting, being played, rated (final), interrupted (to be played
+again, `running` once more)."""
+DAY = dt.timedelta(days=1)
+"""The window of `submissions_today`: the last 24 hours, so no hour of the day is special."""
+
+
+class BotTaken(LadderError):
+    """A bot name another author submitted first: it is theirs (the API answers 403)."""
+
+
+def now() -> dt.datetime:
+    """The time as the database keeps it: aware, UTC."""
+    return dt.datetime.now(dt.UTC)
+
+
+# Authors
+
+
+def add_author(
+    session: Session,
+    name: str,
+    token_hash: str,
+    organizer: bool = False,
+    at: dt.datetime | None = None,
+) -> Author:
+    """A new author; LadderError if the name is taken."""
+    if author_named(session, name) is not None:
+        raise LadderError(f"there is an author {name!r} already: choose another name")
+    author = Author(name=name, token_hash=token_hash, organizer=organizer, created_at=at or now())
+    session.add(author)
+    session.flush()
+    return author
+
+
+def author_named(session: Session, name: str) -> Author | None:
+    return session.scalar(select(Author).where(Author.name == name))
+
+
+def author_by_token_hash(session: Session, token_hash: str) -> Author | None:
+    """The author whose token hashes to `token_hash`, revoked or not (`authors.signed_in`
+    checks that, and compares in constant time)."""
+    return session.scalar(select(Author).where(Author.token_hash == token_hash))
+
+
+def all_authors(session: Session) -> list[Author]:
+    """Every author, in the order they were added."""
+    return list(session.scalars(select(Author).order_by(Author.id)))
+
+
+def revoke_author(session: Session, name: str, at: dt.datetime | None = None) -> Author:
+    """Refuse the author's token from now on (the first revocation's time is kept); their bots
+    and versions stay. LadderError if there is no such author."""
+    author = author_named(session, name)
+    if author is None:
+        raise LadderError(f"there is no author {name!r}: `arena ladder author list` names them")
+    if author.revoked_at is None:
+        author.revoked_at = at or now()
+    return author
+
+
+# Bots and versions
+
+
+def bot_named(session: Session, name: str) -> Bot | None:
+    return session.scalar(select(Bot).where(Bot.name == name))
+
+
+def begin_submission(session: Session, author: Author, at: dt.datetime | None = None) -> int:
+    """Start an upload of `author`'s (see the module's note: it writes first, so uploads of one
+    author take turns) and return how many versions they submitted in the last day."""
+    at = at or now()
+    author.submitted_at = at
+    session.flush()  # the UPDATE, now: this author's row is held until the caller commits
+    return submissions_today(session, author, at)
+
+
+def submissions_today(session: Session, author: Author, at: dt.datetime | None = None) -> int:
+    """The versions `author` submitted in the 24 hours before `at`, whatever became of them."""
+    since = (at or now()) - DAY
+    count = session.scalar(
+        select(func.count())
+        .select_from(Version)
+        .join(Bot)
+        .where(Bot.author_id == author.id, Version.created_at > since)
+    )
+    return int(count or 0)
+
+
+def add_version(
+    session: Session,
+    author: Author,
+    bot_name: str,
+    digest: str,
+    status: str,
+    rating: Rating,
+    at: dt.datetime | None = None,
+) -> Version:
+    """The next version of bot `bot_name` (made, and owned by `author`, at its first version);
+    BotTaken if another author owns the name. Its archive must be stored already."""
+    at = at or now()
+    bot = bot_named(session, bot_name)
+    if bot is None:
+        bot = Bot(name=bot_name, author_id=author.id, created_at=at)
+        session.add(bot)
+        session.flush()
+    elif bot.author_id != author.id:
+        raise BotTaken(
+            f"the bot {bot_name!r} is another author's (the name belongs to whoever first "
+            "submitted it): choose another name"
+        )
+    last = session.scalar(select(func.max(Version.number)).where(Version.bot_id == bot.id))
+    version = Version(
+        bot_id=bot.id,
+        number=(last or 0) + 1,
+        digest=digest,
+        status=status,
+        created_at=at,
+        mu=rating.mu,
+        sigma=rating.sigma,
+    )
+    session.add(version)
+    session.flush()
+    return version
+
+
+def versions_with_status(session: Session, statuses: Iterable[str]) -> list[Version]:
+    """The versions in any of `statuses`, oldest first, with their bots and authors loaded."""
+    return list(
+        session.scalars(
+            select(Version)
+            .where(Version.status.in_(sorted(statuses)))
+            .options(selectinload(Version.bot).selectinload(Bot.author))
+            .order_by(Version.id)
+        )
+    )
+
+
+def versions_of_author(session: Session, author: Author, statuses: Iterable[str]) -> list[Version]:
+    """`author`'s versions in any of `statuses` (e.g. the playable: the active per author
+    limit), newest first."""
+    return list(
+        session.scalars(
+            select(Version)
+            .join(Bot)
+            .where(Bot.author_id == author.id, Version.status.in_(sorted(statuses)))
+            .order_by(Version.created_at.desc(), Version.id.desc())
+        )
+    )
+
+
+# Sets
+
+
+def create_set(
+    session: Session,
+    versions: Sequence[int],
+    seed: int,
+    status: str = RUNNING,
+    at: dt.datetime | None = None,
+) -> LadderSet:
+    """A set of these versions, seat by seat, with its seed: `running` (started now) unless
+    `status` says `queued`. LadderError for a table that seats a version twice."""
+    if len(set(versions)) != len(versions) or len(versions) < 2:
+        raise LadderError(f"a set seats two versions or more, each once, not {list(versions)}")
+    at = at or now()
+    started = at if status == RUNNING else None
+    played = LadderSet(status=status, seed=seed, created_at=at, started_at=started)
+    played.seats = [SetSeat(seat=seat, version_id=id_) for seat, id_ in enumerate(versions)]
+    session.add(played)
+    session.flush()
+    return played
+
+
+def start_set(session: Session, set_id: int, at: dt.datetime | None = None) -> bool:
+    """A queued or abandoned set, `running` from now; False if it was neither."""
+    return _move(session, set_id, (QUEUED, ABANDONED), RUNNING, started_at=at or now())
+
+
+def abandon_set(session: Session, set_id: int) -> bool:
+    """A running set that did not finish: `abandoned`, to be played again; False if it was not
+    running (recorded meanwhile)."""
+    return _move(session, set_id, (RUNNING,), ABANDONED)
+
+
+def abandon_running(session: Session) -> list[int]:
+    """Every set left `running` (by a server that was killed): `abandoned`, to be played
+    again. What a serve does before it starts a set."""
+    ids = list(session.scalars(select(LadderSet.id).where(LadderSet.status == RUNNING)))
+    for set_id in ids:
+        abandon_set(session, set_id)
+    return ids
+
+
+def sets_with_status(session: Session, status: str) -> list[LadderSet]:
+    """The sets of one status, oldest first, with their seats."""
+    return list(
+        session.scalars(
+            select(LadderSet)
+            .where(LadderSet.status == status)
+            .options(selectinload(LadderSet.seats))
+            .order_by(LadderSet.id)
+        )
+    )
+
+
+def _move(
+    session: Session, set_id: int, sources: tuple[str, ...], target: str, **values: object
+) -> bool:
+    """Set `set_id`'s status to `target` if it is one of `sources`, in one statement."""
+    moved = session.execute(
+        update(LadderSet)
+        .where(LadderSet.id == set_id, LadderSet.status.in_(sources))
+        .values(status=target, **values)
+        .execution_options(synchronize_session="fetch")
+    )
+    return bool(moved.rowcount)  # type: ignore[attr-defined]  # a CursorResult's
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A set's rating changes, seat by seat."""
+
+    before: tuple[Rating, ...]
+    after: tuple[Rating, ...]
+
+
+def record_set(
+    session: Session,
+    set_id: int,
+    bullheads: Sequence[int],
+    faults: Sequence[int],
+    tau: float,
+    at: dt.datetime | None = None,
+) -> Recorded | None:
+    """Rate a running set and store it: each seat's bullheads, faults and rating before and
+    after, each version's new rating, set count and last play, the set `done` and numbered in
+    the order of rating; None, changing nothing, if the set is not running (recorded already,
+    abandoned). One transaction: the caller's (see the module's note on why it is idempotent).
+    LadderError, with the caller's transaction to roll back, for a result that does not fit
+    the set's seats."""
+    at = at or now()
+    if not _move(session, set_id, (RUNNING,), DONE, finished_at=at):
+        return None
+    seats = list(
+        session.scalars(select(SetSeat).where(SetSeat.set_id == set_id).order_by(SetSeat.seat))
+    )
+    if not len(seats) == len(bullheads) == len(faults):
+        raise LadderError(
+            f"set {set_id} has {len(seats)} seats, not {len(bullheads)} bullhead and "
+            f"{len(faults)} fault counts"
+        )
+    ids = [seat.version_id for seat in seats]
+    locked = session.scalars(
+        select(Version)
+        .where(Version.id.in_(ids))
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    by_id = {version.id: version for version in locked}
+    versions = [by_id[id_] for id_ in ids]
+    before = [Rating(version.mu, version.sigma) for version in versions]
+    after = rate_set(before, bullheads, tau)
+    for seat, version, old, new, heads, faulted in zip(
+        seats, versions, before, after, bullheads, faults, strict=True
+    ):
+        seat.bullheads, seat.faults = heads, faulted
+        seat.mu_before, seat.sigma_before = old.mu, old.sigma
+        seat.mu_after, seat.sigma_after = new.mu, new.sigma
+        version.mu, version.sigma = new.mu, new.sigma
+        version.sets += 1
+        version.last_played = at
+    rated = session.scalar(select(func.max(LadderSet.rated))) or 0
+    session.execute(
+        update(LadderSet)
+        .where(LadderSet.id == set_id)
+        .values(rated=rated + 1)
+        .execution_options(synchronize_session="fetch")
+    )
+    session.flush()
+    return Recorded(tuple(before), tuple(after))
+
+
+def stored_sets(session: Session) -> list[tuple[list[int], list[int]]]:
+    """Every done set in the order it was rated: (version ids, bullheads) seat by seat, what
+    `rating.rerate` takes."""
+    found: dict[int, tuple[list[int], list[int]]] = {}
+    rows = session.execute(
+        select(SetSeat.set_id, SetSeat.version_id, SetSeat.bullheads)
+        .join(LadderSet)
+        .where(LadderSet.status == DONE)
+        .order_by(LadderSet.rated, LadderSet.id, SetSeat.seat)
+    )
+    for set_id, version_id, heads in rows:
+        versions, bullheads = found.setdefault(set_id, ([], []))
+        versions.append(version_id)
+        bullheads.append(heads if heads is not None else 0)
+    return list(found.values())
