@@ -32,7 +32,7 @@ from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.declared import shown_value
 from arena.server.errors import BotError
 from arena.server.isolation.cgroups import RunCgroups
-from arena.server.isolation.isolate import isolate
+from arena.server.isolation.isolate import Isolation, isolate
 from arena.server.isolation.process import BotProcess, Limits, bot_environment, write_note
 from arena.server.isolation.sandbox import (
     FIRST_UID,
@@ -203,6 +203,13 @@ class Builder:
         """The uid of build `index` (the sandbox's; 0 unsealed)."""
         return self.uids[index] if self.sandbox is not None else 0
 
+    @classmethod
+    def of(cls, isolation: Isolation, builds: int) -> Builder:
+        """The builder of `builds` builds sealed as `isolation` seals (a local run's, a
+        worker's, a ladder's vetting: every build of the arena is made by this one)."""
+        uids = tuple(allocate_uids(builds, BUILD_FIRST_UID))
+        return cls(isolation.sandbox, isolation.cgroups, uids)
+
 
 BUILD_LIMITS = Limits(pids=1024)
 """A build's limits: compilers run many processes; its memory is the machine's."""
@@ -339,11 +346,7 @@ async def enter_submissions(
     gate = asyncio.Semaphore(concurrency)
     entered = Entered(left_out=rejections)
     async with isolate(sandbox, needed=any(m.build for m in manifests)) as isolation:
-        builder = Builder(
-            isolation.sandbox,
-            isolation.cgroups,
-            tuple(allocate_uids(len(manifests), BUILD_FIRST_UID)),
-        )
+        builder = Builder.of(isolation, len(manifests))
 
         async def enter(index: int, manifest: Manifest) -> None:
             try:

@@ -23,13 +23,13 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from arena.players import Conduct
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.isolate import isolate
-from arena.server.isolation.sandbox import SandboxError, allocate_uids
+from arena.server.isolation.sandbox import SandboxError
 from arena.server.lobby import BotSpec
 from arena.server.session import Session, open_session
 from arena.tournament.cluster.shipping import Bundle, Shelf, ShippedBot, ShippingError
 from arena.tournament.executor import LocalExecutor
 from arena.tournament.outcome import GameOutcome, GameSpec
-from arena.tournament.submissions import BUILD_FIRST_UID, BadSubmission, Builder
+from arena.tournament.submissions import BadSubmission, Builder
 
 IDLE = 300.0
 """Seconds without a game after which a worker stops its bots (an organizer that vanished
@@ -162,11 +162,7 @@ async def _make_ready(
         except SandboxError as error:  # --sandbox on, and this worker cannot seal
             failed = {bot.name: (f"cannot build sealed here: {error}", b"") for bot in bundle.bots}
             return [], failed
-        builder = Builder(
-            isolation.sandbox,
-            isolation.cgroups,
-            tuple(allocate_uids(len(bundle.bots), BUILD_FIRST_UID)),
-        )
+        builder = Builder.of(isolation, len(bundle.bots))
 
         async def one(index: int, bot: ShippedBot) -> BotSpec | tuple[str, bytes]:
             log = logs / f"{bot.name}.log"
