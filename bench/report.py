@@ -102,6 +102,7 @@ def table(results: dict[str, Any]) -> str:
     rows.extend(_cluster_rows(results.get("cluster")))
     rows.extend(_sealing_rows(results.get("sealing")))
     rows.extend(_fair_rows(results.get("fair")))
+    rows.extend(_convergence_rows(results.get("ladder-convergence")))
     headers = ["measured", "figure", "value", "baseline", "ratio"]
     return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
 
@@ -227,6 +228,22 @@ def _cluster_rows(cluster: dict[str, Any] | None) -> list[list[Any]]:
             ]
         )
     return rows
+
+
+def _convergence_rows(found: dict[str, Any] | None) -> list[list[Any]]:
+    """The ladder's convergence: matchmaking's median sets to the true order against uniform
+    tables' (`bench.convergence`), with how many runs never settled within the cap."""
+    if not found:
+        return []
+
+    def sets(policy: dict[str, Any]) -> str:
+        unsettled = f", {policy['unsettled']} over {found['cap']}" if policy["unsettled"] else ""
+        return f"{policy['median_sets']:g}{unsettled}"
+
+    what = f"ladder convergence, {found['bots']} bots at {found['players']} seats"
+    figure = f"sets to tau >= {found['target_tau']:g}, median of {found['seeds']}"
+    uniform = f"{sets(found['uniform'])} uniform tables"
+    return [[what, figure, sets(found["matchmaking"]), uniform, f"{found['ratio']:.2f}"]]
 
 
 _ALIGN = ("left", "left", "right", "left", "right")

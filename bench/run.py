@@ -17,7 +17,10 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
   per seat rotation (the default) and a fresh process per game (`bench.sealing`);
 - fair: fast bots' decisions/s in fair CPU mode (one decider at a time, the others frozen)
   against shared mode, the cost of thawing and freezing a bot around a decision, and how far
-  the recorded answer times are from a bot's own measurement of its think time (`bench.fair`).
+  the recorded answer times are from a bot's own measurement of its think time (`bench.fair`);
+- ladder-convergence: sets until the ladder's leaderboard finds the true order of eight bots
+  (Kendall's tau >= 0.9), with its matchmaking against uniformly random tables, played in
+  process (`bench.convergence`).
 
 Everything is measured in this one run, so every ratio compares figures taken under the same
 load: on a shared machine the absolute figures move, the ratios much less. Each timed section
@@ -37,10 +40,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from bench import engine
+from bench import convergence, engine
 from bench.cpu import machine_busy
 from bench.report import best_floor, one_at_a_time, report
 
@@ -103,6 +106,8 @@ class Sizes:
     """Games of the bot that measures its own think time, in each mode..."""
     fair_accuracy_players: int = 3
     """...at a table of this many seats (`bench.fair.ACCURACY_TABLE`)."""
+    ladder_convergence: convergence.Sizes = field(default_factory=convergence.Sizes)
+    """Runs of the ladder's convergence (`bench.convergence`): seeds, the cap, the hold."""
     at_once: bool = False
     """Run every section, and every process of a section, at the same time: for the quick check
     alone, whose figures are not worth reading anyway (most of its time is processes starting
@@ -137,6 +142,7 @@ QUICK = Sizes(
     fair_cycles=5,
     fair_accuracy_games=2,
     fair_accuracy_players=2,
+    ladder_convergence=convergence.QUICK,
     at_once=True,
 )
 """Tiny sizes: every section runs and reports, nothing is worth reading (the smoke test). What
@@ -145,7 +151,10 @@ tables), interpreters and Dask clusters. So it plays at 2-player tables, one pro
 where sealing compares the ways), the 1-worker cluster runs on one cluster, and sealing's
 tournaments in its own process: 70 bots, 12 interpreters and 2 clusters (bench/NOTES.md)."""
 
-SECTIONS = ("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair")
+SECTIONS = (
+    *("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair"),
+    "ladder-convergence",
+)
 
 
 Child = tuple[str, tuple[str, ...]]
@@ -309,6 +318,17 @@ def run_fair(sizes: Sizes) -> dict[str, Any]:
     return _child("bench.fair", *args)
 
 
+def run_convergence(sizes: Sizes) -> dict[str, Any]:
+    """The ladder's convergence: matchmaking against uniform tables (`bench.convergence`), in
+    a process of its own, as the timed sections are (its figure is sets, not seconds, but its
+    games would slow the others' at once)."""
+    chosen = sizes.ladder_convergence
+    args = [f"--seeds={chosen.seeds}", f"--cap={chosen.cap}", f"--hold={chosen.hold}"]
+    if chosen.max_rounds is not None:
+        args.append(f"--max-rounds={chosen.max_rounds}")
+    return _child("bench.convergence", *args)
+
+
 RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "engine": run_engine,
     "floor": run_floor,
@@ -317,6 +337,7 @@ RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "cluster": run_cluster,
     "sealing": run_sealing,
     "fair": run_fair,
+    "ladder-convergence": run_convergence,
 }
 
 

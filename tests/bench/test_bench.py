@@ -69,6 +69,10 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
     assert fair["rates"]["ratio"] > 0 and fair["rates"]["fair"]["ran_as"] in (["fair"], ["shared"])
     assert [entry["decisions"] for entry in fair["accuracy"]] == [20, 20]  # 2 games of 10 turns
     assert "fast bots, fair CPU" in text and "recorded answer time - the bot's own" in text
+    convergence = results["ladder-convergence"]
+    assert (convergence["bots"], convergence["seeds"], convergence["cap"]) == (8, 2, 40)
+    assert len(convergence["matchmaking"]["sets"]) == len(convergence["uniform"]["sets"]) == 2
+    assert "ladder convergence, 8 bots at 4 seats" in text
 
 
 def test_the_full_bench_plays_at_the_childrens_own_tables() -> None:
