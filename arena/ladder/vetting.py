@@ -12,9 +12,10 @@ here plays in a set:
 2. **check-bot** (`arena.server.checkbot`), on the built copy, sealed as the ladder's bots are,
    at the ladder's deadlines and start-up timeout (its time bank check-bot's own, unless the
    ladder gives one: see `check_options`).
-3. **A validation set**: the version entered under `players` names (`NAME.1`, `NAME.2`, ...)
-   at one table, one deal played in every seat rotation with the ladder's rules, through
-   `match.play_set`, the very code a ladder's sets are played by. It must finish with no fault.
+3. **Validation sets** (`validation_games` of them, one by default): the version entered under
+   `players` names (`NAME.1`, `NAME.2`, ...) at one table, one deal played in every seat
+   rotation with the ladder's rules, through `match.play_set`, the very code a ladder's sets
+   are played by. Each must finish with no fault.
 
 The first step that fails ends the vetting: the version is `error`, and `Vetted` keeps the build
 log, check-bot's lines and one line of reason (a person's: the first failed check and what the
@@ -28,7 +29,7 @@ The version's folder (`folder`, made by `vet`) holds, for its author and the ser
     build.log      the build's output (also in Vetted.build_log)
     builds/NAME-HASH/  the built copy (Vetted.built)
     check/NAME.log the bot's own output during check-bot
-    validation/    the validation set's tournament folder: its games and the bots' logs
+    validation/1/  the first validation set's tournament folder: its games and the bots' logs
 
 Several vettings may run at once (each its own folder); their sealed builds take uids from the
 same range, so the server runs one build at a time, or gives each its own `Builder`.
@@ -96,8 +97,8 @@ async def vet(
     venue: Venue | None = None,
 ) -> Vetted:
     """Build, check and validate the unpacked submission `manifest` in the version's `folder`
-    (made; absent or empty) under the ladder's `settings`; the validation set's deal from `seed`,
-    played where `venue` says (this machine by default)."""
+    (made; absent or empty) under the ladder's `settings`; the validation sets' deals from
+    `seed` on, played where `venue` says (this machine by default)."""
     folder.mkdir(parents=True, exist_ok=True)
     sandbox = SandboxMode(settings.sandbox)
     log = folder / BUILD_LOG
@@ -121,17 +122,19 @@ async def vet(
         )
         return Vetted("error", _read(log), lines, _short(reason))
     seats = [replace(bot, name=f"{bot.name}.{n + 1}") for n in range(settings.players)]
-    validation = folder / VALIDATION
-    result = await play_set(template, validation, seats, seed, venue=venue)
-    if result is None:
-        return Vetted(
-            "error",
-            _read(log),
-            lines,
-            "its validation set against copies of itself did not finish: submit it again",
-        )
-    if sum(result.faults):
-        return Vetted("error", _read(log), lines, _validation_fault(validation, sum(result.faults)))
+    for number in range(1, settings.validation_games + 1):
+        validation = folder / VALIDATION / str(number)
+        result = await play_set(template, validation, seats, seed + number - 1, venue=venue)
+        if result is None:
+            return Vetted(
+                "error",
+                _read(log),
+                lines,
+                "its validation set against copies of itself did not finish: submit it again",
+            )
+        if sum(result.faults):
+            reason = _validation_fault(validation, sum(result.faults))
+            return Vetted("error", _read(log), lines, reason)
     return Vetted("placement", _read(log), lines, built=built)
 
 

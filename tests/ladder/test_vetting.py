@@ -85,7 +85,7 @@ def test_a_sample_bot_is_built_checked_and_validated(tmp_path: Path) -> None:
     version = tmp_path / "version"
     assert (version / BUILD_LOG).is_file()
     assert (version / CHECK).is_dir()
-    assert (version / VALIDATION / "results.sqlite").is_file()
+    assert (version / VALIDATION / "1" / "results.sqlite").is_file()
 
 
 def test_a_build_that_fails_is_an_error_with_its_log(tmp_path: Path) -> None:
