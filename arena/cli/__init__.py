@@ -8,11 +8,12 @@ check-bot`'s defaults) are built when their command first parses or shows its he
 
 The group and what its commands share are in `group`, `exits` (exit statuses, errors as one
 line) and `options`; each command in its own module: `play`, `run`, `compare`, `spectate`
-(replay, logs, report), `check_bot`, beside `checks`, the situations it puts a bot through, and
-`ladder` (`arena ladder ...`).
+(replay, logs, report), `check_bot` (its situations are the server's, `arena.server.checkbot`),
+`ladder` (`arena ladder ...`) and `submit` (an author's upload to a ladder,
+`arena.ladder.client`).
 """
 
-from arena.cli import check_bot, compare, ladder, play, run, spectate  # each registers its commands
+from arena.cli import check_bot, compare, ladder, play, run, spectate, submit  # register commands
 from arena.cli.group import main
 
-__all__ = ["check_bot", "compare", "ladder", "main", "play", "run", "spectate"]
+__all__ = ["check_bot", "compare", "ladder", "main", "play", "run", "spectate", "submit"]

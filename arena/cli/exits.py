@@ -34,7 +34,8 @@ EXIT_INPUT = 2
 full disk, a machine without what the run needs): one line says what and how to fix it."""
 EXIT_PROBLEMS = 3
 """`arena run`: an entered bot was disqualified, never connected, or was left out (see the
-summary); `--allow-faults` makes it 0."""
+summary); `--allow-faults` makes it 0. `arena submit --wait`: the version uploaded ended in
+error (its reason is printed)."""
 EXIT_DIFFERENT = 4
 """`arena play --game`: the game played again differs from its stored record."""
 EXIT_INTERRUPTED = 130
