@@ -240,3 +240,36 @@ def test_whatever_is_offered_the_stored_ratings_are_the_stored_sets_replayed(
                 assert session.scalar(select(Author.id).where(Author.name == "author0")) == 1
         finally:
             engine.dispose()
+
+
+def test_what_the_api_shows_leaderboard_history_sets_and_counts(engine: Engine) -> None:
+    with Session(engine) as session, session.begin():
+        ids = authors_and_versions(session, 3)
+        first = repo.create_set(session, ids, seed=1).id
+        second = repo.create_set(session, ids[:2], seed=2).id
+        repo.create_set(session, ids[1:], seed=3)  # still running
+        repo.record_set(session, second, [9, 5], [0, 0], TAU, at=T0)
+        repo.record_set(session, first, [1, 5, 9], [0, 0, 0], TAU, at=T0)
+        session.get(Version, ids[2]).status = "benched"  # type: ignore[union-attr]
+    with Session(engine) as session:
+        board = repo.leaderboard(session, {"placement", "active", "benched"})
+        ordinals = [Rating(v.mu, v.sigma).ordinal for v in board]
+        assert ordinals == sorted(ordinals, reverse=True) and len(board) == 3
+        assert [v.bot.name for v in repo.leaderboard(session, {"placement"})] == [
+            v.bot.name for v in board if v.status == "placement"
+        ]
+        bot0 = repo.bot_named(session, "bot0")
+        assert bot0 is not None
+        history = repo.rating_history(session, bot0)
+        assert [played.id for played, _ in history] == [second, first]  # as rated
+        assert all(seat.version_id == ids[0] for _, seat in history)
+        assert [s.id for s in repo.sets_of(session)] == [first, second]
+        bot2 = repo.bot_named(session, "bot2")
+        assert bot2 is not None
+        assert [s.id for s in repo.sets_of(session, bot2)] == [first]
+        assert [s.id for s in repo.sets_of(session, limit=1)] == [first]
+        assert repo.count_sets(session, repo.DONE) == 2
+        assert repo.count_sets(session, repo.RUNNING) == 1
+        assert repo.count_sets(session, repo.DONE, since=T0) == 0
+        assert repo.count_sets(session, repo.DONE, since=T0 - dt.timedelta(hours=1)) == 2
+        assert repo.count_versions(session, {"benched"}) == 1

@@ -330,3 +330,54 @@ def stored_sets(session: Session) -> list[tuple[list[int], list[int]]]:
         versions.append(version_id)
         bullheads.append(heads if heads is not None else 0)
     return list(found.values())
+
+
+# What the API and the status command show
+
+
+def leaderboard(session: Session, statuses: Iterable[str]) -> list[Version]:
+    """The versions in `statuses` (the playable and the benched, say), best first: by rating
+    (`Rating.ordinal`, mu - 3 sigma; one formula, the rating module's), then the older first."""
+    shown = versions_with_status(session, statuses)
+    return sorted(
+        shown, key=lambda version: (-Rating(version.mu, version.sigma).ordinal, version.id)
+    )
+
+
+def rating_history(session: Session, bot: Bot) -> list[tuple[LadderSet, SetSeat]]:
+    """Every seat any version of `bot` took in a done set, with its set, in the order the sets
+    were rated: the points of its rating's graph."""
+    rows = session.execute(
+        select(LadderSet, SetSeat)
+        .join(SetSeat, SetSeat.set_id == LadderSet.id)
+        .join(Version, SetSeat.version_id == Version.id)
+        .where(Version.bot_id == bot.id, LadderSet.status == DONE)
+        .order_by(LadderSet.rated, LadderSet.id)
+    )
+    return [(played, seat) for played, seat in rows]
+
+
+def sets_of(session: Session, bot: Bot | None = None, limit: int = 50) -> list[LadderSet]:
+    """The done sets, the last rated first, with their seats; only `bot`'s with a bot."""
+    query = select(LadderSet).where(LadderSet.status == DONE)
+    if bot is not None:
+        theirs = select(SetSeat.set_id).join(Version).where(Version.bot_id == bot.id)
+        query = query.where(LadderSet.id.in_(theirs))
+    query = query.options(selectinload(LadderSet.seats)).order_by(
+        LadderSet.rated.desc(), LadderSet.id.desc()
+    )
+    return list(session.scalars(query.limit(limit)))
+
+
+def count_sets(session: Session, status: str, since: dt.datetime | None = None) -> int:
+    """How many sets have `status` (finished after `since`, with one: sets per hour)."""
+    query = select(func.count()).select_from(LadderSet).where(LadderSet.status == status)
+    if since is not None:
+        query = query.where(LadderSet.finished_at > since)
+    return int(session.scalar(query) or 0)
+
+
+def count_versions(session: Session, statuses: Iterable[str]) -> int:
+    """How many versions are in any of `statuses` (the vetting queue, the benched)."""
+    query = select(func.count()).select_from(Version).where(Version.status.in_(sorted(statuses)))
+    return int(session.scalar(query) or 0)
