@@ -131,7 +131,8 @@ class LadderSettings:
     placement_sets: int = field(
         default=10,
         metadata=declare(
-            "Sets of a new version's placement: until then it is seated first, 25% of the time.",
+            "Sets a new version plays in placement: a quarter of the tables are seeded with a "
+            "version that has played fewer.",
             bound=whole(0, 100_000, unit="sets"),
         ),
     )

@@ -188,3 +188,13 @@ def test_a_set_is_one_table_of_one_deal_in_every_rotation(tmp_path: Path) -> Non
     assert (config.max_rounds, config.sandbox, config.time_bank) == (1, SandboxMode.OFF, 0.5)
     assert config.settings() == settings.rules()
     config.check()
+
+
+def test_the_docs_table_lists_every_key_with_its_default_and_bound() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "ladder.md").read_text()
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    documented = {row.split("`")[1]: row for row in rows}
+    for declared in SETTINGS:
+        assert declared.name in documented, f"docs/ladder.md lacks {declared.name}"
+        cells = [cell.strip() for cell in documented[declared.name].split("|")[1:-1]]
+        assert cells[1:3] == [declared.shown, declared.accepted()]
