@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,32 @@ def test_what_the_api_shows_leaderboard_history_sets_and_counts(engine: Engine) 
         assert repo.count_sets(session, repo.DONE, since=T0) == 0
         assert repo.count_sets(session, repo.DONE, since=T0 - dt.timedelta(hours=1)) == 2
         assert repo.count_versions(session, {"benched"}) == 1
+
+
+def test_two_offers_at_once_record_a_set_once(engine: Engine) -> None:
+    """Two threads, each with its own connection, offer one set's result at the same moment:
+    whichever goes first, it is rated once (the other gets None, or on SQLite may be refused
+    as locked: either way it changes nothing)."""
+    with Session(engine) as session, session.begin():
+        set_id = repo.create_set(session, authors_and_versions(session, 2), seed=1).id
+    start = threading.Barrier(2)
+    outcomes: list[object] = []
+
+    def offer(bullheads: list[int]) -> None:
+        start.wait()
+        try:
+            with Session(engine) as session, session.begin():
+                outcomes.append(repo.record_set(session, set_id, bullheads, [0, 0], TAU))
+        except OperationalError as error:
+            outcomes.append(error)
+
+    threads = [threading.Thread(target=offer, args=(heads,)) for heads in ([1, 2], [2, 1])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    recorded = [outcome for outcome in outcomes if isinstance(outcome, repo.Recorded)]
+    assert len(outcomes) == 2 and len(recorded) == 1
+    with Session(engine) as session:
+        assert [v.sets for v in session.scalars(select(Version))] == [1, 1]
+        assert_stored_equals_replayed(session)

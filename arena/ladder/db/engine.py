@@ -37,6 +37,8 @@ MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
 """Alembic's script folder, inside the package."""
 BUSY_TIMEOUT = 30.0
 """Seconds a SQLite writer waits for another before it fails."""
+CONNECT_TIMEOUT = 10
+"""Seconds a PostgreSQL connection may take to be made."""
 BACKENDS = {"sqlite": "sqlite", "postgresql": "postgresql+psycopg"}
 """The backends the ladder runs on, and the driver each is opened with."""
 _URL_HELP = "give a folder, sqlite:///FILE or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
@@ -72,7 +74,10 @@ def open_database(where: str | Path) -> Engine:
     first use (`upgrade`)."""
     url = database_url(where)
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        # A server that does not answer fails in seconds, not the system's TCP minutes (unless
+        # the URL sets its own connect_timeout).
+        waits = {} if "connect_timeout" in url.query else {"connect_timeout": CONNECT_TIMEOUT}
+        return create_engine(url, pool_pre_ping=True, connect_args=waits)
     engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT})
     event.listen(engine, "connect", _sqlite_connected)
     event.listen(engine, "begin", _sqlite_begin)
