@@ -104,9 +104,13 @@ async def vet(
     log = folder / BUILD_LOG
     try:
         built = await _built(manifest, folder, log, sandbox)
-        bot = bot_of(built)
     except BadSubmission as error:
         return Vetted("error", _read(log), reason=_without_paths(str(error), folder) + _last(log))
+    try:
+        bot = bot_of(built)
+    except BadSubmission as error:
+        reason = f"its command cannot start: {_without_paths(str(error), built.folder)}"
+        return Vetted("error", _read(log), reason=reason)
     template = settings.tournament_config(folder / VALIDATION, [bot], seed)
     given = {name: getattr(template, name) for name in OPTIONS_BY_NAME if name != "time_bank"}
     options = check_options(**given, time_bank=settings.time_bank or TIME_BANK)

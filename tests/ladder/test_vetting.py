@@ -135,3 +135,18 @@ def test_a_bot_that_passes_check_bot_but_crashes_in_play_fails_its_validation(
     assert result.reason.startswith("its validation set against copies of itself had ")
     assert "(crashed)" in result.reason
     assert result.reason.endswith("its log ends: 'giving up after 30 answers'")
+
+
+@pytest.mark.parametrize("command", ["nosuch.py", "./nothere", "../../outside.sh"])
+def test_a_command_that_names_no_program_of_the_folder_is_an_error(
+    tmp_path: Path, command: str
+) -> None:
+    source = tmp_path / "src" / "lost"
+    source.mkdir(parents=True)
+    (source / "bot.toml").write_text(f'command = "{command}"\n')
+    result = vetted(uploaded(source, tmp_path), tmp_path)
+    assert result.status == "error"
+    assert result.reason is not None
+    assert result.reason.startswith("its command cannot start: no such file ")
+    assert command.removeprefix("./") in result.reason
+    assert "builds" not in result.reason
