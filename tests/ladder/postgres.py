@@ -5,7 +5,8 @@ installs it), in a temporary folder, on a unix socket only (no port to race for)
 It is started as the `postgres` program itself, so its pid is the postmaster's: stopping it is a
 fast shutdown (SIGINT) to that pid, then SIGQUIT (immediate) should it not end; and should the
 test process die first, the kernel sends the postmaster SIGQUIT (PR_SET_PDEATHSIG), so no server
-outlives the tests whatever ends them.
+outlives the tests whatever ends them; the folder such a death leaves is removed by the next
+server's start (`_sweep`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,14 @@ import psycopg
 
 DEBIAN = Path("/usr/lib/postgresql")
 """Where Debian's packages put each major version's programs (`15/bin/postgres`)."""
+PREFIX = "arena-postgres-"
+"""A server's temporary folder: PREFIX, the test process's pid, '-', a random part."""
 READY_WITHIN = 120.0
 """Seconds a server has to accept connections: generous, for a loaded machine."""
 _PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
+"""Loaded here, not in the child between fork and exec, where loading could deadlock on a lock
+another thread held at the fork."""
 
 
 def binaries() -> Path | None:
@@ -92,8 +98,7 @@ class _Who:
 
 def _die_with_parent() -> None:
     """In the child, after its user is set (which would clear it): SIGQUIT when we die."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGQUIT, 0, 0, 0)
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGQUIT, 0, 0, 0)
 
 
 @contextlib.contextmanager
@@ -101,7 +106,8 @@ def postgres_server() -> Iterator[Server]:
     """A fresh server for the block, stopped and its folder removed whatever happens."""
     programs = binaries()
     assert programs is not None
-    folder = Path(tempfile.mkdtemp(prefix="arena-postgres-"))
+    _sweep()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     process: subprocess.Popen[bytes] | None = None
     try:
         data, socket = folder / "data", folder / "socket"
@@ -145,6 +151,21 @@ def postgres_server() -> Iterator[Server]:
         if process is not None:
             _stop(process)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sweep() -> None:
+    """Remove the folders of servers whose test process died without removing them (killed:
+    its server died with it, by PR_SET_PDEATHSIG), named by that process's pid."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        owner = folder.name.removeprefix(PREFIX).partition("-")[0]
+        if not owner.isdigit() or int(owner) == os.getpid():
+            continue
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, another user's
 
 
 def _wait_ready(server: Server, process: subprocess.Popen[bytes], log: Path) -> None:
