@@ -75,11 +75,12 @@ def _bot(name: str, path: Path, *args: str) -> BotSpec:
 async def rate(
     cpu: CpuMode, games: int, max_rounds: int | None, players: int = TABLE
 ) -> dict[str, Any]:
-    """One tournament of fast bots; decisions/s after the first games (which start the bots)."""
-    ended: list[tuple[float, int]] = []  # (when, decisions timed) of each game as it is stored
+    """One tournament of fast bots; decisions/s after the first games (which start the bots),
+    and the arena's CPU per decision meanwhile: the figure a loaded machine moves least."""
+    ended: list[tuple[float, int, float]] = []  # (when, decisions timed, arena CPU) a game
 
     def saved(outcome: GameOutcome) -> None:
-        ended.append((time.perf_counter(), len(outcome.times)))
+        ended.append((time.perf_counter(), len(outcome.times), time.process_time()))
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-fair-") as scratch:
         config = TournamentConfig(
@@ -95,12 +96,14 @@ async def rate(
         )
         summary = await run_tournament(config, observer=Observer(saved=saved))
     warm = min(config.concurrency, len(ended) - 1)
-    (start, _), *steady = ended[warm - 1 :]
+    (start, _, cpu_start), *steady = ended[warm - 1 :]
     seconds = steady[-1][0] - start
+    decisions = sum(decisions for _, decisions, _ in steady)
     return {
         "mode": summary.run.get("cpu", {}).get("mode", cpu.value),
         "games": summary.played,
-        "decisions_per_s": sum(decisions for _, decisions in steady) / seconds,
+        "decisions_per_s": decisions / seconds,
+        "arena_cpu_per_decision_s": (steady[-1][2] - cpu_start) / decisions,
         "faults": sum(line.faults for line in summary.standings.bots),
     }
 
@@ -135,17 +138,21 @@ async def freeze_cycles(cycles: int) -> dict[str, Any]:
 
 
 async def _cycles(cgroup: BotCgroup, cycles: int) -> dict[str, float]:
-    took = []
+    """Each cycle's wall time, and the CPU the arena's thread spent on it (writes and looks;
+    a loaded machine moves it least)."""
+    took, spent = [], []
     for _ in range(cycles):
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.thread_time()
         cgroup.thaw()
         await cgroup.freeze()
         took.append(time.perf_counter() - began)
+        spent.append(time.thread_time() - cpu)
         await asyncio.sleep(0.002)  # as between decisions: the bot frozen a moment
     return {
         "cycles": cycles,
         "median_us": statistics.median(took) * 1e6,
         "p99_us": quantile(took, 0.99) * 1e6,
+        "cpu_median_us": statistics.median(spent) * 1e6,
     }
 
 
@@ -219,6 +226,9 @@ async def measure(
         mode: {
             "decisions_per_s": statistics.median(run["decisions_per_s"] for run in found),
             "trials": [run["decisions_per_s"] for run in found],
+            "arena_cpu_per_decision_s": statistics.median(
+                run["arena_cpu_per_decision_s"] for run in found
+            ),
             "faults": sum(run["faults"] for run in found),
             "ran_as": sorted({run["mode"] for run in found}),
         }

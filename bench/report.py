@@ -124,6 +124,18 @@ def _fair_rows(fair: dict[str, Any] | None) -> list[list[Any]]:
             f"{rates['ratio']:.2f}",
         ]
     ]
+    if "arena_cpu_per_decision_s" in rates["fair"]:
+        fair_cpu = rates["fair"]["arena_cpu_per_decision_s"]
+        shared_cpu = rates["shared"]["arena_cpu_per_decision_s"]
+        rows.append(
+            [
+                "fast bots, fair CPU",
+                "arena CPU per decision",
+                _us(fair_cpu),
+                f"{_us(shared_cpu)} shared",
+                f"{fair_cpu / shared_cpu:.2f}",
+            ]
+        )
     freeze = fair["freeze"]
     if "skipped" in freeze:
         rows.append(["freeze and thaw", "skipped", freeze["skipped"], "", ""])
@@ -135,7 +147,9 @@ def _fair_rows(fair: dict[str, Any] | None) -> list[list[Any]]:
                     f"thaw and freeze {label}, per decision",
                     "median / p99",
                     f"{cycle['median_us']:,.0f} / {cycle['p99_us']:,.0f} µs",
-                    "",
+                    f"arena CPU {cycle['cpu_median_us']:,.0f} µs"
+                    if "cpu_median_us" in cycle
+                    else "",
                     "",
                 ]
             )

@@ -105,6 +105,7 @@ class Session:
                 one_at_a_time=pacer.fair,
             )
         finally:
+            await pacer.settle()  # the last decider's freeze done: it leaves the game frozen
             for bot, instance in zip(bots, instances, strict=True):
                 if instance is not None:
                     await self.lobby.release(bot, instance)

@@ -40,11 +40,20 @@ import os
 import secrets
 import signal
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import MachineError
+from arena.server.isolation.cgroupfs import (
+    Files,
+    own_cgroups,
+    parse_cpus,
+    read,
+    relative,
+    subdirectories,
+    write,
+)
 from arena.server.isolation.procfs import process
 
 ROOT = Path("/sys/fs/cgroup")
@@ -74,6 +83,13 @@ instead (as without a freezer). A sealed bot's cgroup that is already coming dow
 freezes: its sandbox's init, exiting, waits in the kernel for the children the freeze holds, so
 a longer wait only delayed every bot's end (by the whole 5 s of `_PATIENCE`, at every close of
 an arena on a v1 machine)."""
+KEEPER = "frozen"
+"""An empty v1 freezer cgroup in the run's parent, frozen for the run's whole length. The v1
+freezer switches a kernel-wide static key on when a first cgroup starts freezing and off when
+the last one thaws, and each switch patches the kernel's code on every core (text poking, with
+an IPI to each): the most of a freeze and a thaw's cost (about 200 us of 335) whenever no other
+cgroup on the machine was frozen, as at a 2-seat table or in the bench's freeze cycles. With
+one cgroup always frozen the key never switches: a bot's freeze and thaw only count it."""
 FREEZE_PATIENCE = 1.0
 """Seconds `BotCgroup.freeze` waits for every member to be frozen: a member that is running
 freezes as soon as the kernel next schedules it, within milliseconds even when it has many busy
@@ -108,6 +124,10 @@ class BotCgroup:
     """The cores `pin` last pinned it to; None before."""
     _found: dict[str, Path | None] = field(default_factory=dict, repr=False, compare=False)
     """The file of each name looked up by `_cached` (one lookup, then every decision)."""
+    _files: Files = field(default_factory=Files, repr=False, compare=False)
+    """The files touched around every decision (freezer, CPU time), kept open until `remove`."""
+    _look: Callable[[], bool] | None = field(default=None, repr=False, compare=False)
+    """Whether the freeze written last is done (`begin_freeze`); None before one."""
 
     def members(self) -> set[int]:
         """The pids in the cgroup now (the host's pids, whatever namespace they run in)."""
@@ -137,7 +157,7 @@ class BotCgroup:
             return
         kill_file = self._file("cgroup.kill")
         if kill_file is not None:
-            _write(kill_file, "1")
+            write(kill_file, "1")
         else:
             frozen = await self.freeze(_KILL_FREEZE)
             for _ in range(1 if frozen else 100):
@@ -170,6 +190,7 @@ class BotCgroup:
     def remove(self) -> None:
         """Remove the cgroup's directories; it must be empty (see `kill`). Idempotent; a
         directory that is still busy is left for the run's parent to retry."""
+        self._files.close()
         for directory in self.directories:
             with contextlib.suppress(OSError):  # gone already, or busy: see `RunCgroups.close`
                 directory.rmdir()
@@ -196,7 +217,7 @@ class BotCgroup:
         if path is None:
             return False
         if self.pinned_to != cpus:
-            _write(path, cpus)
+            write(path, cpus)
             self.pinned_to = cpus
         return True
 
@@ -207,37 +228,58 @@ class BotCgroup:
     async def freeze(self, patience: float = FREEZE_PATIENCE) -> bool:
         """Stop everything in the cgroup, and wait until it is stopped (each member freezes
         when next scheduled: a busy one within a few milliseconds); True once it is, False
-        without a freezer or if it is not frozen after `patience` seconds.
+        without a freezer or if it is not frozen after `patience` seconds: `begin_freeze`,
+        then `settle`."""
+        return self.begin_freeze() or await self.settle(patience)
 
-        The first looks come at once, yielding to the event loop between them: an idle bot is
-        frozen by the time the write returns."""
-        frozen = self._set_frozen(True)
-        if frozen is None:
+    def begin_freeze(self) -> bool:
+        """Write the freeze, and look once whether it is done: True if it is; False without a
+        freezer or not yet (`settle` waits for it). Apart from `settle` for a caller with its
+        own work to do meanwhile (the pacer's), as a bot's last thread still running after its
+        answer (about half the time) freezes only when next scheduled."""
+        self._look = self._set_frozen(True)
+        return self._frozen_now()
+
+    async def settle(self, patience: float = FREEZE_PATIENCE) -> bool:
+        """Wait until the freeze begun last (`begin_freeze`) is done; True once it is, False
+        without a freezer or if it is not after `patience` seconds. v2 says when: the kernel
+        notifies a change of `cgroup.events`, and nothing is polled. v1 says nothing: its
+        freezer is looked at again after each turn of the event loop, then at growing
+        pauses."""
+        if self._look is None:
             return False
         loop = asyncio.get_running_loop()
         give_up = loop.time() + patience
+        events = self._cached("cgroup.events") if self.version == 2 else None
         pause = 0.0
-        while True:
-            with contextlib.suppress(OSError):
-                if frozen():
-                    return True
-            if loop.time() >= give_up:
+        while not self._frozen_now():
+            left = give_up - loop.time()
+            if left <= 0:
                 return False
-            await asyncio.sleep(pause)
-            pause = min(_SETTLE, pause * 2 or 0.0002)
+            if events is None or not await self._files.changed(events, left):
+                await asyncio.sleep(min(pause, left))
+                pause = min(_SETTLE, pause * 2 or 0.0002)
+        return True
+
+    def _frozen_now(self) -> bool:
+        try:
+            return self._look is not None and self._look()
+        except OSError:
+            return False
 
     def _set_frozen(self, frozen: bool) -> Callable[[], bool] | None:
         """The one freeze primitive, for fair CPU, for `kill` and for a dead run's clean-up:
         write the freezer's state (v2 `cgroup.freeze`, v1 `freezer.state`), and return a look
         that says whether the whole cgroup is frozen now; None without a freezer."""
         v2, v1 = self._cached("cgroup.freeze"), self._cached("freezer.state")
+        files = self._files
         if v2 is not None:
-            _write(v2, "1" if frozen else "0")
+            files.write(v2, "1" if frozen else "0")
             events = v2.with_name("cgroup.events")
-            return lambda: "frozen 1" in _read(events).splitlines()
+            return lambda: "frozen 1" in files.read(events).splitlines()
         if v1 is not None:
-            _write(v1, "FROZEN" if frozen else "THAWED")
-            return lambda: _read(v1).strip() == "FROZEN"
+            files.write(v1, "FROZEN" if frozen else "THAWED")
+            return lambda: files.read(v1).strip() == "FROZEN"
         return None
 
     def cpu_time(self) -> float | None:
@@ -246,10 +288,10 @@ class BotCgroup:
         v1 = self._cached("cpuacct.usage")
         try:
             if v1 is not None:
-                return int(_read(v1)) / 1e9
+                return int(self._files.read(v1)) / 1e9
             v2 = self._cached("cpu.stat") if self.version == 2 else None
             if v2 is not None:
-                for line in _read(v2).splitlines():
+                for line in self._files.read(v2).splitlines():
                     key, _, value = line.partition(" ")
                     if key == "usage_usec":
                         return int(value) / 1e6
@@ -299,7 +341,7 @@ class RunCgroups:
 
     @classmethod
     def _create_v2(cls, mount: Path) -> RunCgroups:
-        own = mount / _relative(_own_cgroups().get("", "/"))
+        own = mount / relative(own_cgroups().get("", "/"))
         run = cls._create_v2_under(mount, own)
         if run.limited or own == mount:
             return run
@@ -350,7 +392,7 @@ class RunCgroups:
     @classmethod
     def _create_v1(cls, root: Path) -> RunCgroups:
         mounts = _v1_mounts(root)
-        own = _own_cgroups()
+        own = own_cgroups()
         name = _name()
         parents: list[Path] = []
         used: set[Path] = set()
@@ -359,7 +401,7 @@ class RunCgroups:
             mount = mounts.get(controller)
             if mount is not None and mount not in used:  # else absent, or co-mounted
                 used.add(mount)
-                bases.append(mount / _relative(own.get(controller, "/")))
+                bases.append(mount / relative(own.get(controller, "/")))
         _remove_stale(bases, 1)  # in every hierarchy at once: the freezer's thaw frees them all
         try:
             for base in bases:
@@ -383,6 +425,11 @@ class RunCgroups:
         run.pinned = any((p / "cpuset.cpus").exists() for p in parents)
         run.freezable = any((p / "freezer.state").exists() for p in parents)
         run.metered = any((p / "cpuacct.usage").exists() for p in parents)
+        for parent in parents:
+            if (parent / "freezer.state").exists():
+                with contextlib.suppress(OSError):  # a saving, not a need
+                    (parent / KEEPER).mkdir()
+                    write(parent / KEEPER / "freezer.state", "FROZEN")
         return run
 
     def child(self, limits: CgroupLimits) -> BotCgroup:
@@ -427,7 +474,7 @@ class RunCgroups:
         for parent in self.parents:
             for name in ("cpuset.effective_cpus", "cpuset.cpus.effective"):
                 with contextlib.suppress(OSError, ValueError):
-                    allowed &= parse_cpus(_read(parent / name))
+                    allowed &= parse_cpus(read(parent / name))
                     break
         return tuple(sorted(allowed))
 
@@ -454,7 +501,7 @@ def _limit(directory: Path, limits: CgroupLimits, version: int) -> None:
         ]
     for name, value in settings:
         if (directory / name).exists():
-            _write(directory / name, value)
+            write(directory / name, value)
 
 
 def _enable(directory: Path, controllers: list[str]) -> bool:
@@ -465,7 +512,7 @@ def _enable(directory: Path, controllers: list[str]) -> bool:
     if not missing:
         return True
     try:
-        _write(control, " ".join(f"+{c}" for c in missing))
+        write(control, " ".join(f"+{c}" for c in missing))
     except OSError:
         return False
     return True
@@ -477,56 +524,12 @@ def _inherit_cpuset(directory: Path) -> None:
     if not (directory / "cpuset.mems").exists() or (directory / "cpuset.cpus.effective").exists():
         return
     for name in ("cpuset.cpus", "cpuset.mems"):
-        if not _read(directory / name).strip():
-            _write(directory / name, _read(directory.parent / name).strip())
-
-
-def parse_cpus(text: str) -> set[int]:
-    """The cores of a cpuset list such as "0-3,8,10-11"."""
-    cores: set[int] = set()
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        first, _, last = part.partition("-")
-        cores.update(range(int(first), int(last or first) + 1))
-    return cores
-
-
-def _read(path: Path) -> str:
-    """A cgroup file's text, in one read."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(descriptor, 4096).decode()
-    finally:
-        os.close(descriptor)
-
-
-def _write(path: Path, value: str) -> None:
-    """Write a cgroup file in one write() call, as the kernel expects."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(descriptor, value.encode())
-    finally:
-        os.close(descriptor)
+        if not read(directory / name).strip():
+            write(directory / name, read(directory.parent / name).strip())
 
 
 def _name() -> str:
     return f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
-
-
-def _relative(path: str) -> str:
-    return path.lstrip("/")
-
-
-def _own_cgroups() -> dict[str, str]:
-    """The arena's own cgroup in each hierarchy, by controller ("" for v2's unified one)."""
-    found: dict[str, str] = {}
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, path = line.split(":", 2)
-            for controller in controllers.split(",") if controllers else [""]:
-                found[controller] = path
-    return found
 
 
 def _v1_mounts(root: Path) -> dict[str, Path]:
@@ -545,11 +548,6 @@ def _v1_mounts(root: Path) -> dict[str, Path]:
     return found
 
 
-def _subdirectories(path: Path) -> Iterator[Path]:
-    with contextlib.suppress(OSError):
-        yield from (entry for entry in path.iterdir() if entry.is_dir())
-
-
 def _remove_stale(bases: Iterable[Path], version: int) -> None:
     """Kill the bots of arenas that no longer run, and remove their run parents: an arena that
     was itself killed (SIGKILL, a dead cluster worker) could not clean up, and its bots may sit
@@ -558,7 +556,7 @@ def _remove_stale(bases: Iterable[Path], version: int) -> None:
     stale = [
         parent
         for base in bases
-        for parent in _subdirectories(base)
+        for parent in subdirectories(base)
         if parent.name.startswith(PREFIX) and not _runs(parent.name)
     ]
     for _ in range(int(_PATIENCE / _SETTLE) if stale else 0):
@@ -583,13 +581,12 @@ def _sweep(parents: Sequence[Path], version: int) -> bool:
     hierarchy, and only the freezer's thaws it: the others empty once that is done, by the
     next pass."""
     for parent in parents:
-        for child in _subdirectories(parent):
+        for child in subdirectories(parent):
             cgroup = BotCgroup((child,), version)
             cgroup.signal(signal.SIGKILL)
             with contextlib.suppress(OSError):
                 cgroup.thaw()
-            with contextlib.suppress(OSError):  # busy until its last member has exited
-                child.rmdir()
+            cgroup.remove()  # busy until its last member has exited: the next pass, then
         with contextlib.suppress(OSError):
             parent.rmdir()
     return not any(parent.exists() for parent in parents)

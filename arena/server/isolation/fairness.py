@@ -36,7 +36,7 @@ import fcntl
 import os
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -230,6 +230,12 @@ class Pacer:
     """Freezes that did not complete within `cgroups.FREEZE_PATIENCE` (a bot still running)."""
     _seats: tuple[BotCgroup | None, ...] = ()
     """Each seat's cgroup, by seat; None for a seat without one (the fallback, no cgroups)."""
+    _readings: tuple[float | None, ...] = ()
+    """In fair mode, each seat's CPU time when the last decision ended (or when they were
+    seated), its bot frozen since: the next decision's figures start from them."""
+    _settling: int | None = None
+    """In fair mode, the seat whose freeze was written at the end of its decision but was not
+    done at that look (`settle` waits for it before anyone else is thawed)."""
 
     @property
     def cpus(self) -> str | None:
@@ -254,6 +260,11 @@ class Pacer:
                 if cpus is not None:
                     cgroup.pin(cpus)
         await asyncio.gather(*(self._freeze(cgroup) for cgroup in chosen))
+        self._readings = self._read()
+
+    def _read(self) -> tuple[float | None, ...]:
+        """Every seat's CPU time now (None where it has no cgroup or is not accounted)."""
+        return tuple(None if cgroup is None else cgroup.cpu_time() for cgroup in self._seats)
 
     @asynccontextmanager
     async def decision(
@@ -267,26 +278,71 @@ class Pacer:
         if cgroup is None:
             yield used
             return
-        thawed = time.perf_counter()
         if self.fair:
+            if self._settling != seat:
+                await self.settle()
+            self._settling = None  # thawed again, if it was still stopping: its own time
+            thawed = time.perf_counter()
             with contextlib.suppress(OSError):
                 cgroup.thaw()
+            try:
+                yield used
+            finally:
+                await self._fair_end(seat, cgroup, ended, used, thawed)
+            return
         others = [c for at, c in enumerate(self._seats) if at != seat and c is not None]
         before = cgroup.cpu_time()
         around = [other.cpu_time() for other in others]
         try:
             yield used
         finally:
-            after = cgroup.cpu_time()
-            if before is not None and after is not None:
-                used.cpu = max(0.0, after - before)
+            used.cpu = _spent([(before, cgroup.cpu_time())])
             later = [other.cpu_time() for other in others]
-            pairs = list(zip(around, later, strict=True))
-            if all(a is not None and b is not None for a, b in pairs):
-                used.neighbours = sum(max(0.0, (b or 0.0) - (a or 0.0)) for a, b in pairs)
-            if self.fair and not ended():
-                await self._freeze(cgroup)
-            used.thawed = time.perf_counter() - thawed if self.fair else 0.0
+            used.neighbours = _spent(zip(around, later, strict=True))
+
+    async def _fair_end(
+        self, seat: int, cgroup: BotCgroup, ended: Callable[[], bool], used: Used, thawed: float
+    ) -> None:
+        """The end of a decision in fair mode: freeze the decider, then read every seat's CPU
+        time once. A game's decisions come one at a time and every bot is frozen between them,
+        so the readings that end one decision begin the next: one read a seat and a decision,
+        not two (half the reads at a 4-seat table).
+
+        The freeze is not waited for here: about half the time the bot's last thread is still
+        on its way back to sleep, and freezes only when next scheduled. The arena goes on with
+        its own work (the answer's checks, the next request) while it does, and `settle` waits
+        before the next bot is thawed, then reads the decider again: what it used to stop is
+        then nobody's, never a neighbour's in the next decision."""
+        if not ended():
+            with contextlib.suppress(OSError):  # its cgroup is gone: the bot has exited
+                if not cgroup.begin_freeze():
+                    self._settling = seat
+        used.thawed = time.perf_counter() - thawed
+        before, self._readings = self._readings, self._read()
+        pairs = list(zip(before, self._readings, strict=True))
+        used.cpu = _spent(pairs[seat : seat + 1])
+        seats = self._seats
+        used.neighbours = _spent(
+            pair for at, pair in enumerate(pairs) if at != seat and seats[at] is not None
+        )
+
+    async def settle(self) -> None:
+        """Wait until the last decider's freeze is done (see `_fair_end`), and take its CPU
+        time then as where its next figures start; the session calls it as a game ends too,
+        so a bot leaves its game frozen."""
+        seat, self._settling = self._settling, None
+        cgroup = self._seats[seat] if seat is not None else None
+        if seat is None or cgroup is None:
+            return
+        try:
+            frozen = await cgroup.settle()
+        except OSError:
+            return
+        if not frozen:
+            self.slow_freezes += 1
+        readings = list(self._readings)
+        readings[seat] = cgroup.cpu_time()
+        self._readings = tuple(readings)
 
     async def _freeze(self, cgroup: BotCgroup) -> None:
         try:
@@ -295,3 +351,14 @@ class Pacer:
             return
         if not frozen:
             self.slow_freezes += 1
+
+
+def _spent(readings: Iterable[tuple[float | None, float | None]]) -> float | None:
+    """The CPU seconds used between each pair of readings (before, after), all told; None if
+    any of them is not accounted."""
+    total = 0.0
+    for before, after in readings:
+        if before is None or after is None:
+            return None
+        total += max(0.0, after - before)
+    return total

@@ -38,7 +38,8 @@ class Leftovers:
     parents: tuple[Path, ...]
     pids: frozenset[int]
     frozen: tuple[Path, ...]
-    """Bot cgroups whose freezer says they are frozen (v1 `FROZEN`, v2 `frozen 1`)."""
+    """Bot cgroups with processes in them whose freezer says they are frozen (v1 `FROZEN`, v2
+    `frozen 1`)."""
 
 
 def mounts() -> list[Path]:
@@ -77,9 +78,11 @@ def leftovers(pid: int) -> Leftovers:
     frozen: list[Path] = []
     for parent in parents:
         for child in _children(parent):
+            members: set[int] = set()
             with contextlib.suppress(OSError, ValueError):
-                pids.update(int(p) for p in (child / "cgroup.procs").read_text().split())
-            if _is_frozen(child):
+                members = {int(p) for p in (child / "cgroup.procs").read_text().split()}
+            pids.update(members)
+            if members and _is_frozen(child):  # not the run's empty one (`cgroups.KEEPER`)
                 frozen.append(child)
     return Leftovers(tuple(parents), frozenset(pids), tuple(frozen))
 

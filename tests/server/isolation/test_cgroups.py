@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.server.isolation.cgroups import (
+    KEEPER,
     PREFIX,
     BotCgroup,
     CgroupError,
@@ -155,6 +156,22 @@ def test_an_empty_cgroup_is_killed_at_once() -> None:
         await cgroups.close()
 
     asyncio.run(scenario())
+
+
+def test_a_v1_run_keeps_an_empty_cgroup_frozen_while_it_lasts_and_removes_it() -> None:
+    """So that no bot's freeze or thaw is the machine's first or last (see `KEEPER`)."""
+    cgroups = machine()
+    freezers = [p for p in cgroups.parents if (p / "freezer.state").exists()]
+    if cgroups.version != 1 or not freezers:
+        asyncio.run(cgroups.close())
+        pytest.skip("no v1 freezer here")
+    keeper = freezers[0] / KEEPER
+    try:
+        assert (keeper / "freezer.state").read_text().strip() == "FROZEN"
+        assert (keeper / "cgroup.procs").read_text() == ""
+    finally:
+        asyncio.run(cgroups.close())
+    assert not keeper.exists() and not freezers[0].exists()
 
 
 MEMORY_HOG = """
