@@ -97,8 +97,9 @@ async def vet(
     venue: Venue | None = None,
 ) -> Vetted:
     """Build, check and validate the unpacked submission `manifest` in the version's `folder`
-    (made; absent or empty) under the ladder's `settings`; the validation sets' deals from
-    `seed` on, played where `venue` says (this machine by default)."""
+    (made if absent; the unpacked upload may lie in it, as `DIR/built/ID/upload`) under the
+    ladder's `settings`; the validation sets' deals from `seed` on, played where `venue` says
+    (this machine by default)."""
     folder.mkdir(parents=True, exist_ok=True)
     sandbox = SandboxMode(settings.sandbox)
     log = folder / BUILD_LOG
