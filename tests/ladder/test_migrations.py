@@ -98,3 +98,27 @@ def test_postgresql_means_psycopg_3_and_a_password_is_never_shown() -> None:
 def test_a_folder_means_its_sqlite_file(tmp_path: Path) -> None:
     assert database_url(tmp_path).database == str(tmp_path.resolve() / DATABASE_FILE)
     assert database_url(str(tmp_path)).database == str(tmp_path.resolve() / DATABASE_FILE)
+
+
+def test_a_database_migrated_by_a_newer_arena_is_refused_in_one_line(engine: Engine) -> None:
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    with pytest.raises(LadderError, match="at migration '9999', which this arena does not know"):
+        upgrade(engine)
+
+
+def test_the_package_ships_every_file_of_the_migrations() -> None:
+    """Alembic reads its folder by path, so each of its files must be package data (a wheel
+    without them could not migrate)."""
+    import tomllib
+
+    root = Path(__file__).parents[2]
+    shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    package = root / "arena"
+    matched = {
+        path for pattern in shipped["package-data"]["arena"] for path in package.glob(pattern)
+    }
+    folder = package / "ladder" / "migrations"
+    files = {p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert files and not (folder / "__init__.py").exists()  # Alembic's folder, not a package
+    assert files <= matched, sorted(str(p) for p in files - matched)
