@@ -107,12 +107,14 @@ def _decompressed(data: bytes, cap: int, cap_bytes: int) -> bytes:
         inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         chunk = rest
         try:
-            while chunk and not inflater.eof:
+            while not inflater.eof:
                 piece = inflater.decompress(chunk, _CHUNK)
                 out += piece
                 if len(out) > cap:
                     raise _too_large(cap_bytes)
-                chunk = inflater.unconsumed_tail
+                if not piece and inflater.unconsumed_tail == chunk:
+                    break  # the input is used up, and nothing more comes of it: truncated
+                chunk = inflater.unconsumed_tail  # empty: output zlib still holds comes next
         except zlib.error as error:
             raise BadUpload(
                 f"the upload is not a valid gzip stream ({error}): send the archive "

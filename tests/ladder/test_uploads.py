@@ -117,6 +117,18 @@ def test_a_plain_tar_with_bot_toml_at_its_top_unpacks(place: Path) -> None:
     assert (place / "src" / "a.txt").read_bytes() == b"a"
 
 
+@pytest.mark.parametrize("size", [(64 << 10) - 512, 64 << 10, (64 << 10) + 512, 3 << 20])
+@pytest.mark.parametrize("level", [1, 9])
+def test_files_that_inflate_across_the_reading_chunks_unpack_whole(
+    place: Path, size: int, level: int
+) -> None:
+    content = (b"0123456789abcdef" * (size // 16 + 1))[:size]
+    raw = tar(*good(entry("data.bin", content)), compress=False)
+    place.parent.mkdir()
+    unpack(gzip.compress(raw, compresslevel=level), place, 4 << 20)
+    assert (place / "data.bin").read_bytes() == content
+
+
 @pytest.mark.parametrize(
     ("entries", "message"),
     [
