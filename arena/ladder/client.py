@@ -59,7 +59,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9_\-]{16,512}")
 
 
 class SubmitError(LadderError):
-    """An upload that could not be made or followed: one line, what went wrong and the fix."""
+    """An upload that could not be made or followed, or a page of the ladder that could not be
+    read: one line, what went wrong and the fix."""
 
 
 class VersionFailed(SubmitError):
@@ -214,9 +215,28 @@ def submit(
     return version
 
 
-def _call(client: httpx.Client, method: str, url: str, base: str, **given: Any) -> Any:
-    """One request's JSON answer; SubmitError (one line) for no answer, a refusal, or an answer
-    that is not the ladder's."""
+def fetch(url: str, path: str, token: str | None = None, insecure: bool = False) -> Any:
+    """One of the ladder's JSON pages (`/api/leaderboard`, `/api/status`, ...): its JSON object
+    or list, as `arena ladder status URL` reads the leaderboard; SubmitError (one line) as for an
+    upload. Without a token plain http may go anywhere: nothing secret crosses."""
+    base = ladder_url(url, insecure or token is None)
+    headers = {"Accept": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    with httpx.Client(timeout=TIMEOUT, headers=headers, follow_redirects=False) as client:
+        return _call(client, "GET", f"{base}/{path.lstrip('/')}", base, kinds=(dict, list))
+
+
+def _call(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    base: str,
+    kinds: tuple[type, ...] = (dict,),
+    **given: Any,
+) -> Any:
+    """One request's JSON answer (of one of `kinds`); SubmitError (one line) for no answer, a
+    refusal, or an answer that is not the ladder's."""
     try:
         response = client.request(method, url, **given)
     except httpx.HTTPError as error:
@@ -226,12 +246,13 @@ def _call(client: httpx.Client, method: str, url: str, base: str, **given: Any) 
         body = response.json()
     except ValueError:
         body = None
-    if response.is_success and isinstance(body, dict):
+    if response.is_success and isinstance(body, kinds):
         return body
     if response.is_success:
+        shape = "object" if kinds == (dict,) else "object or list"
         raise SubmitError(
-            f"{base} answered {method} {urlsplit(url).path} with no JSON object: is it an arena "
-            "ladder's address?"
+            f"{base} answered {method} {urlsplit(url).path} with no JSON {shape}: is it an "
+            "arena ladder's address?"
         )
     detail = _detail(body)
     if detail is None:

@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 
 from arena.cli import main
 from arena.ladder import client
-from arena.ladder.client import SubmitError, ladder_url, read_token
+from arena.ladder.client import SubmitError, fetch, ladder_url, read_token
 from arena.ladder.uploads import unpack
 from arena.tournament.cluster.shipping import pack
 
@@ -281,3 +281,16 @@ def test_a_bad_bot_name_is_refused_before_anything_is_sent(ladder: Ladder, bot: 
     line = one_line(submit(str(bot), "--to", ladder.url, "--bot", "../x"))
     assert "--bot: bad bot name '../x'" in line
     assert not ladder.received
+
+
+def test_a_public_page_is_fetched_as_json_and_a_refusal_is_one_line(ladder: Ladder) -> None:
+    rows = [{"rank": 1, "bot": "b", "rating": 3.5}]
+    ladder.gets = [(200, rows), (404, {"detail": "no bot 'x': see /api/leaderboard"})]
+    assert fetch(ladder.url, "/api/leaderboard") == rows
+    (sent,) = ladder.received
+    assert sent["path"] == "/api/leaderboard"
+    assert sent["authorization"] is None
+    with pytest.raises(SubmitError, match=r"^the ladder refused \(404\): no bot 'x'"):
+        fetch(ladder.url, "api/bots/x")
+    with pytest.raises(SubmitError, match="plain http beyond this machine"):
+        fetch("http://ladder.example", "/api/versions/1", token=TOKEN)
