@@ -174,6 +174,20 @@ def test_a_hostile_member_is_refused_and_nothing_is_written(
     refused(tar(*entries, *good()), place, message)  # first or last: nothing written either way
 
 
+def test_a_path_hidden_in_a_pax_or_long_name_header_is_refused(place: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for info, data in good():
+            archive.addfile(info, io.BytesIO(data or b""))
+        info = tarfile.TarInfo("harmless.txt")
+        info.pax_headers = {"path": "../../evil.txt"}
+        info.size = 1
+        archive.addfile(info, io.BytesIO(b"x"))
+    refused(gzip.compress(buffer.getvalue()), place, "leads out of it, '../../evil.txt'")
+    long = "../" + "d" * 120 + "/evil.txt"  # over 100 bytes: a GNU long-name block holds it
+    refused(tar(*good(entry(long, b"x"))), place, "a path that leads out of it")
+
+
 def test_a_hostile_member_inside_the_top_folder_is_refused_too(place: Path) -> None:
     entries = [
         folder("bot"),
