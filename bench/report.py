@@ -102,6 +102,7 @@ def table(results: dict[str, Any]) -> str:
     rows.extend(_cluster_rows(results.get("cluster")))
     rows.extend(_sealing_rows(results.get("sealing")))
     rows.extend(_fair_rows(results.get("fair")))
+    rows.extend(_ladder_rows(results.get("ladder")))
     rows.extend(_convergence_rows(results.get("ladder-convergence")))
     headers = ["measured", "figure", "value", "baseline", "ratio"]
     return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
@@ -242,6 +243,26 @@ def _cluster_rows(cluster: dict[str, Any] | None) -> list[list[Any]]:
             ]
         )
     return rows
+
+
+def _ladder_rows(found: dict[str, Any] | None) -> list[list[Any]]:
+    """The ladder's match loop: sets per hour, and the server's own CPU per set against what
+    the set's games cost (the bots' CPU, start-ups included)."""
+    if not found:
+        return []
+    what = f"ladder, {found['sets']} sets at {found['players']} seats"
+    games = f"{found['games_cpu_per_set_s'] * 1000:.0f} ms the games' CPU"
+    ratio = found["server_over_games"]
+    return [
+        [what, "sets per hour", f"{found['sets_per_hour']:.0f}", "", ""],
+        [
+            what,
+            "server's CPU per set",
+            f"{found['server_cpu_per_set_s'] * 1000:.0f} ms",
+            games,
+            f"{ratio:.2f}" if ratio is not None else "",
+        ],
+    ]
 
 
 def _convergence_rows(found: dict[str, Any] | None) -> list[list[Any]]:

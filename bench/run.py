@@ -18,6 +18,8 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
 - fair: fast bots' decisions/s in fair CPU mode (one decider at a time, the others frozen)
   against shared mode, the cost of thawing and freezing a bot around a decision, and how far
   the recorded answer times are from a bot's own measurement of its think time (`bench.fair`);
+- ladder: the ladder's match loop, as `arena ladder serve` plays: sets per hour, and the
+  server's own CPU per set against its games' (`bench.ladder`);
 - ladder-convergence: sets until the ladder's leaderboard finds the true order of eight bots
   (Kendall's tau >= 0.9), with its matchmaking against uniformly random tables, played in
   process (`bench.convergence`).
@@ -106,6 +108,8 @@ class Sizes:
     """Games of the bot that measures its own think time, in each mode..."""
     fair_accuracy_players: int = 3
     """...at a table of this many seats (`bench.fair.ACCURACY_TABLE`)."""
+    ladder_sets: int = 30
+    """Sets of the ladder section's match loop (four sample bots at 4-seat tables)."""
     ladder_convergence: convergence.Sizes = field(default_factory=convergence.Sizes)
     """Runs of the ladder's convergence (`bench.convergence`): seeds, the cap, the hold."""
     at_once: bool = False
@@ -142,6 +146,7 @@ QUICK = Sizes(
     fair_cycles=5,
     fair_accuracy_games=2,
     fair_accuracy_players=2,
+    ladder_sets=3,
     ladder_convergence=convergence.QUICK,
     at_once=True,
 )
@@ -153,6 +158,7 @@ tournaments in its own process: 70 bots, 12 interpreters and 2 clusters (bench/N
 
 SECTIONS = (
     *("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair"),
+    "ladder",
     "ladder-convergence",
 )
 
@@ -318,6 +324,15 @@ def run_fair(sizes: Sizes) -> dict[str, Any]:
     return _child("bench.fair", *args)
 
 
+def run_ladder(sizes: Sizes) -> dict[str, Any]:
+    """The ladder's match loop (`bench.ladder`), in a process of its own: its CPU is the
+    server's, its children's the games'."""
+    args = [f"--sets={sizes.ladder_sets}", f"--players={sizes.table}"]
+    if sizes.reuse_processes:
+        args.append("--reuse-processes")
+    return _child("bench.ladder", *args)
+
+
 def run_convergence(sizes: Sizes) -> dict[str, Any]:
     """The ladder's convergence: matchmaking against uniform tables (`bench.convergence`), in
     a process of its own, as the timed sections are (its figure is sets, not seconds, but its
@@ -337,6 +352,7 @@ RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "cluster": run_cluster,
     "sealing": run_sealing,
     "fair": run_fair,
+    "ladder": run_ladder,
     "ladder-convergence": run_convergence,
 }
 

@@ -1,7 +1,10 @@
 """`arena ladder`: a contest that runs for weeks (docs/ladder.md).
 
 The organizer's commands, each thin (parse, call `arena.ladder`, print): `init DIR` makes a
-ladder's folder, settings and database; `author add|list|revoke` manage who may submit. What
+ladder's folder, settings and database; `author add|list|revoke` manage who may submit; `serve`
+runs the API and the match loop in one process; `rerate` recomputes every rating from the
+stored sets; `finals` plays the top versions' round-robin; anyone's `status URL` prints the
+leaderboard in the terminal. What
 loads the database or the HTTP stack is imported inside the command that needs it, so `arena
 --help` stays quick. Every error a user can fix is one line, exit status 2 (`ladder_line`): the
 ladder's own (a folder that is not a ladder, a name taken) and a database that cannot be used
@@ -10,14 +13,16 @@ ladder's own (a folder that is not a ladder, a name taken) and a database that c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from arena.cli.exits import InputProblem, one_line
+from arena.cli.exits import EXIT_INTERRUPTED, InputProblem, one_line
 from arena.cli.group import main
 from arena.cli.options import AbsolutePath
 
@@ -31,6 +36,8 @@ DATABASE = click.option(
     help="The ladder's database: postgresql://USER[:PASSWORD]@HOST[:PORT]/NAME or "
     "sqlite:///FILE.  [default: ladder.sqlite in the folder]",
 )
+STATUS_TIMEOUT = 30.0
+"""Seconds `arena ladder status` waits for the server."""
 
 
 @main.group()
@@ -174,3 +181,156 @@ def author_revoke(folder: Path, name: str, database: str | None) -> None:
     with ladder_line(folder), ladder_session(folder, database) as session:
         revoke_author(session, name)
     click.echo(f"the token of {name} is refused from now on; their bots and versions stay")
+
+
+@ladder.command()
+@LADDER_DIR
+@click.option("--host", default="127.0.0.1", show_default=True, help="Listen on this address.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8600,
+    show_default=True,
+    help="0: any free one.",
+)
+@DATABASE
+@click.option("--cluster", metavar="ADDRESS", help="Play the sets on this Dask cluster.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 1024),
+    help="Play the sets on a local Dask cluster of this many worker processes.",
+)
+@click.option(
+    "--concurrency", type=click.IntRange(1), help="Games at once.  [default: the machine's cores]"
+)
+@click.option("--tls-cert", type=AbsolutePath(exists=True, dir_okay=False, path_type=Path))
+@click.option("--tls-key", type=AbsolutePath(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--insecure", is_flag=True, help="Serve beyond loopback (or reach a cluster) without TLS."
+)
+@click.option(
+    "--reuse-processes",
+    is_flag=True,
+    help="One process per bot per set, not per game (faster; a bot may then remember the deal "
+    "between rotations: for tests).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    help="Seed matchmaking and the deals (tests).  [default: a secret random one]",
+)
+def serve(folder: Path, **options: object) -> None:
+    """Serve the ladder's API and play its sets until Ctrl-C or SIGTERM."""
+    from arena.ladder.serve import ServeOptions
+    from arena.ladder.serve import serve as run_serve
+
+    settings = ServeOptions(folder, **options)  # type: ignore[arg-type]  # click's values
+    with ladder_line(folder):
+        asyncio.run(run_serve(settings, lambda line: click.echo(line, err=False)))
+    click.echo("stopped: the sets under way are abandoned and played again at the next serve")
+
+
+@ladder.command()
+@LADDER_DIR
+@DATABASE
+def rerate(folder: Path, database: str | None) -> None:
+    """Recompute every rating from the stored sets in order; exit 1 if one differs."""
+    from arena.ladder.db.engine import open_database, upgrade
+    from arena.ladder.history import differences
+    from arena.ladder.settings import SETTINGS_FILE, read_settings
+
+    with ladder_line(folder):
+        settings = read_settings(folder / SETTINGS_FILE)
+        engine = open_database(database or folder)
+        upgrade(engine)
+        sets, found = differences(engine, settings.tau)
+    if found:
+        for difference in found:
+            click.echo(f"differs: {difference}", err=True)
+        click.echo(f"{len(found)} versions differ from their {sets} sets replayed", err=True)
+        sys.exit(1)
+    click.echo(f"every rating equals its {sets} sets replayed in order")
+
+
+@ladder.command()
+@LADDER_DIR
+@click.option("--top", type=click.IntRange(2, 100), required=True, help="Versions in the finals.")
+@click.option("--deals", type=click.IntRange(1, 1000), default=1, show_default=True)
+@DATABASE
+@click.option("--workers", type=click.IntRange(1, 1024), help="A local Dask cluster's workers.")
+@click.option("--cluster", metavar="ADDRESS", help="Play on this Dask cluster.")
+@click.option("--concurrency", type=click.IntRange(1), help="Games at once.")
+@click.option("--reuse-processes", is_flag=True, help="One process per bot (tests).")
+def finals(
+    folder: Path,
+    top: int,
+    deals: int,
+    database: str | None,
+    workers: int | None,
+    cluster: str | None,
+    concurrency: int | None,
+    reuse_processes: bool,
+) -> None:
+    """Close submissions and play the top versions' full duplicate round-robin."""
+    from arena.ladder.db.engine import open_database, upgrade
+    from arena.ladder.finals import FINALS, play_finals
+    from arena.ladder.serve import ServeOptions, template
+    from arena.ladder.settings import SETTINGS_FILE, read_settings
+    from arena.tournament.standings import standings_table
+
+    with ladder_line(folder):
+        settings = read_settings(folder / SETTINGS_FILE)
+        engine = open_database(database or folder)
+        upgrade(engine)
+        options = ServeOptions(
+            folder,
+            workers=workers,
+            cluster=cluster,
+            concurrency=concurrency,
+            reuse_processes=reuse_processes,
+        )
+        summary = asyncio.run(
+            play_finals(folder, engine, settings, top, deals, template=template(options, settings))
+        )
+    click.echo(standings_table(summary.standings))
+    click.echo(f"\n{summary.stored} games in {folder / FINALS}/ (served at /api/finals)")
+    if summary.interrupted:
+        sys.exit(EXIT_INTERRUPTED)
+
+
+@ladder.command()
+@click.argument("url")
+def status(url: str) -> None:
+    """Print a ladder's leaderboard (URL: the server, e.g. http://127.0.0.1:8600)."""
+    import httpx
+    from tabulate import tabulate
+
+    base = url.rstrip("/")
+    try:
+        with httpx.Client(timeout=STATUS_TIMEOUT) as client:
+            board = client.get(f"{base}/api/leaderboard")
+            state = client.get(f"{base}/api/status")
+    except httpx.HTTPError as error:
+        raise InputProblem(f"cannot reach the ladder at {url}: {error}: is it serving?") from None
+    if board.status_code != 200 or state.status_code != 200:
+        raise InputProblem(f"{url} answered {board.status_code}: is this a ladder's address?")
+    rows = [
+        [
+            line["rank"],
+            f"{line['bot']}.v{line['version']}",
+            line["author"],
+            f"{line['rating']:.2f}",
+            f"{line['mu']:.2f}",
+            f"{line['sigma']:.2f}",
+            line["sets"],
+            line["status"],
+        ]
+        for line in board.json()
+    ]
+    headers = ["rank", "version", "author", "rating", "mu", "sigma", "sets", "status"]
+    click.echo(tabulate(rows, headers=headers))
+    shown = state.json()
+    click.echo(
+        f"\n{shown['sets_played']} sets played, {shown['sets_per_hour']:.0f} an hour; "
+        f"{shown['running']} running, {shown['queue']} versions waiting to be vetted"
+    )

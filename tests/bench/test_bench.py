@@ -69,6 +69,9 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
     assert fair["rates"]["ratio"] > 0 and fair["rates"]["fair"]["ran_as"] in (["fair"], ["shared"])
     assert [entry["decisions"] for entry in fair["accuracy"]] == [20, 20]  # 2 games of 10 turns
     assert "fast bots, fair CPU" in text and "recorded answer time - the bot's own" in text
+    ladder = results["ladder"]
+    assert (ladder["sets"], ladder["players"]) == (3, 2) and ladder["sets_per_hour"] > 0
+    assert "ladder, 3 sets at 2 seats" in text and "server's CPU per set" in text
     convergence = results["ladder-convergence"]
     assert (convergence["bots"], convergence["seeds"], convergence["cap"]) == (8, 2, 40)
     assert len(convergence["matchmaking"]["sets"]) == len(convergence["uniform"]["sets"]) == 2

@@ -1,0 +1,40 @@
+"""The ladder's FastAPI application: its routers, and every refusal as one line.
+
+FastAPI's own answer to a malformed request (a path parameter that is not a number, a query
+out of range) is a list of pydantic's errors; the ladder's callers get what every refusal of the
+arena is, one line naming the problem and the fix, in `{"detail": ...}`."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from arena.ladder.api import public, versions
+from arena.ladder.api.deps import Served
+
+DESCRIPTION = (
+    "A 6 nimmt! bot ladder: authors upload versions of their bots (`arena submit`), the match "
+    "loop plays them in duplicate sets and rates them (openskill's Plackett-Luce, shown as mu - "
+    "3 sigma). Public routes need no token; an upload and a version's logs need the author's "
+    "`Authorization: Bearer TOKEN`."
+)
+
+
+def create_app(served: Served) -> FastAPI:
+    """The API over one ladder (its folder, database, settings and match loop's report)."""
+    app = FastAPI(title="arena ladder", description=DESCRIPTION, version="1")
+    app.state.served = served
+    app.include_router(public.router)
+    app.include_router(versions.router)
+    app.add_exception_handler(RequestValidationError, _one_line)  # type: ignore[arg-type]
+    return app
+
+
+async def _one_line(request: Request, error: RequestValidationError) -> JSONResponse:
+    """A malformed request as one line: where, and what was wrong."""
+    first = error.errors()[0] if error.errors() else {}
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "request"
+    message = str(first.get("msg", "malformed")).rstrip(".").lower()
+    detail = f"{where}: {message}: see the API's reference at /docs"
+    return JSONResponse({"detail": detail}, status_code=422)

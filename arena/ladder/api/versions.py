@@ -1,0 +1,164 @@
+"""A version's page (its logs for its author alone) and uploads (an author's new version).
+
+An upload's body is the archive itself (a tar or gzipped tar with `bot.toml` at its top, as
+`arena submit` sends it), read with a hard cap while it streams: `Content-Length` is never
+trusted, and the body is cut off at the first byte over the cap (413). It is unpacked into a
+scratch folder inside the ladder's (`uploads.unpack`: every hostile path refused, 400) only to
+check it; the archive itself is what is kept, written whole (temp file, fsync, rename) before
+the version's row commits, so an upload is whole or absent whatever kills the server. The
+vetting task unpacks it again, into the version's own folder, and builds it there.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, SignedIn
+from arena.ladder.api.public import NOT_FOUND, find_bot, rated
+from arena.ladder.api.schemas import Problem, Received, VersionPage
+from arena.ladder.db import repository
+from arena.ladder.db.models import Author, LadderSet, SetSeat, Version
+from arena.ladder.db.repository import DONE, BotTaken
+from arena.ladder.finals import closed
+from arena.ladder.intake import BadUpload, TooMany, receive
+from arena.ladder.loop import seat_name, set_folder
+from arena.tournament.store import DATABASE
+
+router = APIRouter(prefix="/api", tags=["versions"])
+RECENT_SETS = 10
+"""The sets whose faults and logs a version's page shows its author."""
+ARCHIVE_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar")
+UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem} for code in (400, 401, 403, 413, 415, 429)
+}
+
+
+@router.get("/versions/{version_id}", response_model=VersionPage, responses=NOT_FOUND)
+def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn) -> VersionPage:
+    """A version's status; with its author's token, also its build log, check-bot's lines,
+    its faults and what it wrote in its recent sets (403 with another author's token)."""
+    version = db.get(Version, version_id)
+    if version is None:
+        raise HTTPException(404, f"no version {version_id} on this ladder: see /api/leaderboard")
+    page = VersionPage(
+        bot=version.bot.name,
+        number=version.number,
+        created_at=version.created_at,
+        **rated(version),
+    )
+    if author is None:
+        return page
+    if author.id != version.bot.author_id:
+        raise HTTPException(
+            403,
+            f"version {version_id} is {version.bot.name!r}'s, another author's: its logs are "
+            "its author's alone (leave the token out to see its status)",
+        )
+    faults, logs = recent_logs(db, ladder.folder, version)
+    return page.model_copy(
+        update={
+            "reason": version.reason,
+            "build_log": version.build_log,
+            "check_bot": [line for line in version.check_bot.splitlines() if line.strip()],
+            "faults": faults,
+            "logs": logs,
+        }
+    )
+
+
+def recent_logs(
+    db: Session, folder: Path, version: Version
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The version's faults and log lines in its recent sets, read from each set's results."""
+    set_ids = db.scalars(
+        select(LadderSet.id)
+        .join(SetSeat, SetSeat.set_id == LadderSet.id)
+        .where(SetSeat.version_id == version.id, LadderSet.status == DONE)
+        .order_by(LadderSet.finished_at.desc(), LadderSet.id.desc())
+        .limit(RECENT_SETS)
+    ).all()
+    name = seat_name(version.bot.name, version.number)
+    faults: list[dict[str, object]] = []
+    logs: list[dict[str, object]] = []
+    for set_id in set_ids:
+        database = set_folder(folder, set_id) / DATABASE
+        if not database.is_file():
+            continue
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as results:
+            for game, outcome in results.execute("SELECT game_id, outcome FROM games"):
+                seats = json.loads(outcome).get("seats") or []
+                for fault in json.loads(outcome).get("faults", []):
+                    if seats and seats[fault.get("seat", -1)] == name:
+                        faults.append({"set": set_id, "game": game, **fault})
+            for game, text in results.execute(
+                "SELECT game_id, text FROM bot_logs WHERE bot = ? ORDER BY id", (name,)
+            ):
+                logs.append({"set": set_id, "game": game, "text": text})
+    return faults, logs
+
+
+@router.post(
+    "/bots/{name}/versions", response_model=Received, status_code=201, responses=UPLOAD_ERRORS
+)
+async def upload(name: str, request: Request, db: Db, ladder: Ladder, author: SignedIn) -> Received:
+    """A new version of bot `name` (the author's, or a new bot that becomes theirs): the body
+    is the archive (a tar or gzipped tar with `bot.toml` at its top), at most the ladder's
+    upload cap; refused with one line for another author's bot, over the day's submissions,
+    too large, or a hostile or malformed archive."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind not in ARCHIVE_TYPES:
+        raise HTTPException(
+            415,
+            f"the body must be the archive itself, sent as application/gzip or "
+            f"application/x-tar, not {kind or 'no Content-Type'!r}: `arena submit` sends it so",
+        )
+    if closed(ladder.folder):
+        raise HTTPException(
+            403, "submissions are closed: the finals have begun (`arena ladder finals`)"
+        )
+    _check_claim(db, name, author)
+    cap = ladder.settings.upload_cap_mb << 20
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > cap:
+            raise HTTPException(
+                413,
+                f"the upload is over the ladder's cap of {ladder.settings.upload_cap_mb} MiB: "
+                "leave build outputs and data out of the folder",
+            )
+    try:
+        with tempfile.TemporaryDirectory(dir=ladder.folder, prefix=".upload-") as scratch:
+            version = receive(
+                db, ladder.folder, ladder.settings, author, name, bytes(data), Path(scratch)
+            )
+    except TooMany as error:
+        raise HTTPException(429, str(error)) from None
+    except BotTaken as error:  # taken between the check above and the upload's end
+        raise HTTPException(403, str(error)) from None
+    except BadUpload as error:
+        raise HTTPException(413 if error.too_large else 400, str(error)) from None
+    ladder.wake()
+    return Received(id=version.id, bot=name, number=version.number, status=version.status)
+
+
+def _check_claim(db: Session, name: str, author: Author) -> None:
+    """403 when the bot's name is another author's: said before the body is read."""
+    bot = repository.bot_named(db, name)
+    if bot is not None and bot.author_id != author.id:
+        raise HTTPException(
+            403,
+            f"the bot name {name!r} belongs to another author (a name is its first "
+            "submitter's): choose another name with --bot",
+        )
+
+
+__all__ = ["find_bot", "router"]

@@ -1,0 +1,91 @@
+"""The match loop over a real database and real bot processes: sets played, recorded once and
+rated in order (rerate equals stored), placement then active, restart safety, the bench rule."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from arena.ladder.db.models import LadderSet, Version
+from arena.ladder.db.repository import DONE, RUNNING
+from arena.ladder.history import differences
+from arena.ladder.loop import MatchLoop, record_set, set_folder
+from arena.ladder.match import SetResult
+from arena.ladder.settings import LadderSettings
+from arena.tournament.config import TournamentConfig
+from bench.ladder import play, seed_ladder
+
+SETTINGS = LadderSettings(players=2, max_rounds=1, deadline=5.0, placement_sets=2)
+UTC = dt.UTC
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(UTC)
+
+
+def template(folder: Path) -> TournamentConfig:
+    config = SETTINGS.tournament_config(folder / "sets", (), 0)
+    return replace(config, reuse_processes=True, concurrency=2)
+
+
+def done_sets(engine: Engine) -> list[LadderSet]:
+    with Session(engine) as db:
+        found = db.scalars(select(LadderSet).where(LadderSet.status == DONE)).all()
+        for ladder_set in found:
+            _ = ladder_set.seats
+        return list(found)
+
+
+@pytest.mark.integration
+def test_sets_are_played_recorded_once_and_rerate_equals_stored(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    import random
+
+    engine = seed_ladder(tmp_path, {"lowest": "lowest", "highest": "highest", "random": "random"})
+    loop = MatchLoop(tmp_path, engine, SETTINGS, template(tmp_path), rng=random.Random(1))
+    asyncio.run(play(loop, 4))
+    sets = done_sets(engine)
+    assert len(sets) >= 4
+    assert all(
+        len(s.seats) == 2 and all(seat.bullheads is not None for seat in s.seats) for s in sets
+    )
+    assert all(set_folder(tmp_path, s.id).is_dir() for s in sets)
+    count, found = differences(engine, SETTINGS.tau)
+    assert count == len(sets) and found == []
+    with Session(engine) as db:
+        versions = db.scalars(select(Version)).all()
+        assert sum(v.sets for v in versions) == 2 * len(sets)
+        assert {v.status for v in versions if v.sets >= 2} <= {"active"}
+    # a set recorded again changes nothing: it is done
+    with Session(engine) as db, db.begin():
+        again = record_set(db, sets[0].id, SetResult((1, 2), (0, 0), 2, 0.0), SETTINGS)
+    assert not again
+    assert differences(engine, SETTINGS.tau)[1] == []
+
+
+@pytest.mark.integration
+def test_a_running_set_left_by_a_killed_server_is_played_again(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    import random
+
+    engine = seed_ladder(tmp_path, {"lowest": "lowest", "highest": "highest"})
+    loop = MatchLoop(tmp_path, engine, SETTINGS, template(tmp_path), rng=random.Random(2))
+    table = loop.next_table()  # as a killed server leaves it: running, half a folder
+    assert table is not None
+    set_folder(tmp_path, table.set_id).mkdir(parents=True)
+    (set_folder(tmp_path, table.set_id) / "results.sqlite").write_bytes(b"half")
+    fresh = MatchLoop(tmp_path, engine, SETTINGS, template(tmp_path), rng=random.Random(3))
+    asyncio.run(play(fresh, 1))
+    with Session(engine) as db:
+        first = db.get(LadderSet, table.set_id)
+        assert first is not None and first.status == DONE
+        assert db.scalars(select(LadderSet).where(LadderSet.status == RUNNING)).all() == []
+    assert differences(engine, SETTINGS.tau)[1] == []
