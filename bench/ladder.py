@@ -8,7 +8,9 @@ exactly as `arena ladder serve` plays them (one-round games: the figure is what 
 beyond its games' length). The server's own CPU is this process's (the loop, matchmaking,
 rating, the database, the arena session's servers and referees); the games' CPU is the bots'
 (the children it waited for: their start-ups and their decisions), so the ratio says what share
-of a set's cost the ladder adds to the games it plays.
+of a set's cost the ladder adds to the games it plays. The bots run unsealed here: a sealed bot
+is its sandbox's grandchild, killed with its cgroup before anyone waits for it, so its CPU would
+not be counted (what sealing costs is the sealing section's figure).
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ FIELD = {"heuristic": "heuristic", "highest": "highest", "lowest": "lowest", "ra
 """The ladder's bots by name, each a sample bot's."""
 
 
-def seed_ladder(folder: Path, bots: Mapping[str, str], status: str = "placement") -> Engine:
+def seed_ladder(folder: Path, bots: Mapping[str, str | Path], status: str = "placement") -> Engine:
     """A ladder's database in `folder` with one author per bot and one vetted version each (of
-    sample bot `bots[name]`), its built copy where vetting leaves it (`DIR/built/<id>/builds/`)."""
+    sample bot `bots[name]`, or the bot file it names), its built copy where vetting leaves it
+    (`DIR/built/<id>/builds/`)."""
     engine = open_database(folder)
     upgrade(engine)
     now = dt.datetime.now(dt.UTC)
@@ -67,7 +70,8 @@ def seed_ladder(folder: Path, bots: Mapping[str, str], status: str = "placement"
             db.flush()
             copy = LadderFolder(folder).built_version(version.id) / BUILDS / f"{name}-0"
             copy.mkdir(parents=True)
-            shutil.copy(SAMPLES / f"{sample}_bot.py", copy / "bot.py")
+            source = sample if isinstance(sample, Path) else SAMPLES / f"{sample}_bot.py"
+            shutil.copy(source, copy / "bot.py")
             (copy / "bot.toml").write_text('command = "python3 bot.py"\n')
     return engine
 
@@ -89,7 +93,9 @@ def _cpu(who: int) -> float:
 
 def measure(sets: int, players: int, reuse: bool) -> dict[str, Any]:
     """Play `sets` sets of `players` seats and return the figures."""
-    settings = LadderSettings(players=players, max_rounds=1, deadline=5.0, startup_timeout=60.0)
+    settings = LadderSettings(
+        players=players, max_rounds=1, deadline=5.0, startup_timeout=60.0, sandbox="off"
+    )
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         engine = seed_ladder(folder, FIELD)

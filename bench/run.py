@@ -108,7 +108,7 @@ class Sizes:
     """Games of the bot that measures its own think time, in each mode..."""
     fair_accuracy_players: int = 3
     """...at a table of this many seats (`bench.fair.ACCURACY_TABLE`)."""
-    ladder_sets: int = 30
+    ladder_sets: int = 20
     """Sets of the ladder section's match loop (four sample bots at 4-seat tables)."""
     ladder_convergence: convergence.Sizes = field(default_factory=convergence.Sizes)
     """Runs of the ladder's convergence (`bench.convergence`): seeds, the cap, the hold."""

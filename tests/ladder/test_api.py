@@ -26,7 +26,7 @@ from bench.ladder import seed_ladder
 
 SETTINGS = LadderSettings(players=2, submissions_per_day=3, upload_cap_mb=1)
 """Three a day: the version seeded today, and two uploads."""
-TOKENS = {f"author{n}": new_token() for n in range(3)}
+TOKENS = {f"author{n}": new_token() for n in range(4)}
 
 
 @pytest.fixture
@@ -35,6 +35,8 @@ def ladder(tmp_path: Path) -> tuple[TestClient, Engine, Path]:
     with Session(engine) as db, db.begin():
         for author in db.scalars(select(Author)):
             author.token_hash = hash_token(TOKENS[author.name])
+        repository.add_author(db, "author3", hash_token(TOKENS["author3"]))
+        repository.revoke_author(db, "author3")
         played = repository.create_set(db, [1, 2], 5)
         assert record_set(db, played.id, SetResult((3, 9), (0, 1), 2, 0.0), SETTINGS)
     client = TestClient(create_app(Served(tmp_path, engine, SETTINGS)))
@@ -139,6 +141,7 @@ def test_an_upload_is_kept_whole_and_counted(ladder: tuple[TestClient, Engine, P
         (GOOD, {**GZIP, "Authorization": "Bearer wrong"}, 401, "not a ladder token"),
         (GOOD, {**GZIP, "Authorization": f"Bearer {new_token()}"}, 401, "unknown token"),
         (GOOD, {**GZIP, **auth("author1")}, 403, "belongs to another author"),
+        (GOOD, {**GZIP, **auth("author3")}, 401, "was revoked"),
         (GOOD, {"Content-Type": "application/json", **auth("author0")}, 415, "archive"),
         (b"not an archive", {**GZIP, **auth("author0")}, 400, ""),
         (b"\0" * (2 << 20), {**GZIP, **auth("author0")}, 413, "cap"),

@@ -89,3 +89,48 @@ def test_a_running_set_left_by_a_killed_server_is_played_again(
         assert first is not None and first.status == DONE
         assert db.scalars(select(LadderSet).where(LadderSet.status == RUNNING)).all() == []
     assert differences(engine, SETTINGS.tau)[1] == []
+
+
+@pytest.mark.integration
+def test_a_faulting_version_is_benched_with_its_faults_and_logs_shown_to_its_author(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from arena.ladder.api.app import create_app
+    from arena.ladder.api.deps import Served
+    from arena.ladder.authors import hash_token, new_token
+    from arena.ladder.db.models import Author
+
+    illegal = Path(__file__).parents[1] / "bots" / "illegal_card_bot.py"
+    settings = replace(SETTINGS, bench_window=2, bench_fault_share=0.5, placement_sets=5)
+    engine = seed_ladder(tmp_path, {"lowest": "lowest", "highest": "highest", "illegal": illegal})
+    token = new_token()
+    with Session(engine) as db, db.begin():
+        author = db.scalars(select(Author).where(Author.name == "author2")).one()
+        author.token_hash = hash_token(token)
+    loop = MatchLoop(tmp_path, engine, settings, template(tmp_path), rng=random.Random(4))
+
+    async def until_benched() -> None:
+        stop = asyncio.Event()
+        running = asyncio.ensure_future(loop.run(stop))
+        while not running.done():
+            with Session(engine) as db:
+                if db.get(Version, 3).status == "benched":  # type: ignore[union-attr]
+                    break
+            await asyncio.sleep(0.2)
+        stop.set()
+        await running
+
+    asyncio.run(until_benched())
+    client = TestClient(create_app(Served(tmp_path, engine, settings)))
+    page = client.get("/api/versions/3", headers={"Authorization": f"Bearer {token}"}).json()
+    assert page["status"] == "benched"
+    assert "faulted in 2 of its last 2 sets" in page["reason"]
+    assert page["faults"] and all(fault["kind"] for fault in page["faults"])
+    assert any("asked for a card" in line["text"] for line in page["logs"])
+    assert client.get("/api/versions/3").json()["reason"] is None  # its author's alone
+    board = client.get("/api/leaderboard").json()
+    assert {line["bot"]: line["status"] for line in board}["illegal"] == "benched"

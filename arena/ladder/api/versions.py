@@ -11,25 +11,23 @@ vetting task unpacks it again, into the version's own folder, and builds it ther
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, SignedIn
 from arena.ladder.api.public import NOT_FOUND, find_bot, rated
 from arena.ladder.api.schemas import Problem, Received, VersionPage
 from arena.ladder.db import repository
-from arena.ladder.db.models import Author, LadderSet, SetSeat, Version
-from arena.ladder.db.repository import DONE, BotTaken
+from arena.ladder.db.models import Author, Version
+from arena.ladder.db.repository import BotTaken
 from arena.ladder.finals import closed
 from arena.ladder.intake import BadUpload, TooMany, receive
 from arena.ladder.loop import seat_name, set_folder
+from arena.spectate.source import open_games
 from arena.tournament.store import DATABASE
 
 router = APIRouter(prefix="/api", tags=["versions"])
@@ -77,31 +75,32 @@ def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn)
 def recent_logs(
     db: Session, folder: Path, version: Version
 ) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    """The version's faults and log lines in its recent sets, read from each set's results."""
-    set_ids = db.scalars(
-        select(LadderSet.id)
-        .join(SetSeat, SetSeat.set_id == LadderSet.id)
-        .where(SetSeat.version_id == version.id, LadderSet.status == DONE)
-        .order_by(LadderSet.finished_at.desc(), LadderSet.id.desc())
-        .limit(RECENT_SETS)
-    ).all()
+    """The version's faults and log lines (`LogLine.to_dict`) in its recent sets, read from
+    each set's results as `arena logs` reads a tournament's."""
+    recent = [
+        played
+        for played in repository.sets_of(db, version.bot, RECENT_SETS * 2)
+        if any(seat.version_id == version.id for seat in played.seats)
+    ][:RECENT_SETS]
     name = seat_name(version.bot.name, version.number)
     faults: list[dict[str, object]] = []
     logs: list[dict[str, object]] = []
-    for set_id in set_ids:
-        database = set_folder(folder, set_id) / DATABASE
-        if not database.is_file():
+    for played in recent:
+        where = set_folder(folder, played.id)
+        if not (where / DATABASE).is_file():
             continue
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as results:
-            for game, outcome in results.execute("SELECT game_id, outcome FROM games"):
-                seats = json.loads(outcome).get("seats") or []
-                for fault in json.loads(outcome).get("faults", []):
-                    if seats and seats[fault.get("seat", -1)] == name:
-                        faults.append({"set": set_id, "game": game, **fault})
-            for game, text in results.execute(
-                "SELECT game_id, text FROM bot_logs WHERE bot = ? ORDER BY id", (name,)
-            ):
-                logs.append({"set": set_id, "game": game, "text": text})
+        source = open_games(where)
+        try:
+            for outcome in source.outcomes():
+                seat = outcome.spec.seats.index(name)
+                faults.extend(
+                    {"set": played.id, "game": outcome.game_id, **fault}
+                    for fault in outcome.to_dict()["faults"]
+                    if fault["seat"] == seat
+                )
+            logs.extend({"set": played.id, **line.to_dict()} for line in source.bot_lines(name))
+        finally:
+            source.close()
     return faults, logs
 
 
