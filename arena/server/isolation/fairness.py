@@ -234,8 +234,10 @@ class Pacer:
     """In fair mode, each seat's CPU time when the last decision ended (or when they were
     seated), its bot frozen since: the next decision's figures start from them."""
     _settling: int | None = None
-    """In fair mode, the seat whose freeze was written at the end of its decision but was not
-    done at that look (`settle` waits for it before anyone else is thawed)."""
+    """In fair mode, the last decider, frozen (or freezing) since its decision ended: `settle`
+    reads it again before anyone else is thawed."""
+    _unsettled: bool = False
+    """Its freeze was not done at the look that ended its decision: `settle` waits for it."""
 
     @property
     def cpus(self) -> str | None:
@@ -281,7 +283,7 @@ class Pacer:
         if self.fair:
             if self._settling != seat:
                 await self.settle()
-            self._settling = None  # thawed again, if it was still stopping: its own time
+            self._settling, self._unsettled = None, False  # thawed again: its own time
             thawed = time.perf_counter()
             with contextlib.suppress(OSError):
                 cgroup.thaw()
@@ -312,11 +314,13 @@ class Pacer:
         on its way back to sleep, and freezes only when next scheduled. The arena goes on with
         its own work (the answer's checks, the next request) while it does, and `settle` waits
         before the next bot is thawed, then reads the decider again: what it used to stop is
-        then nobody's, never a neighbour's in the next decision."""
+        then nobody's, never a neighbour's in the next decision. It reads it again even when
+        the freeze was done at once: a thread the freezer counts as frozen may still be on its
+        way off the core, and its last microsecond is accounted only once it is off."""
         if not ended():
             with contextlib.suppress(OSError):  # its cgroup is gone: the bot has exited
-                if not cgroup.begin_freeze():
-                    self._settling = seat
+                self._unsettled = not cgroup.begin_freeze()
+                self._settling = seat
         used.thawed = time.perf_counter() - thawed
         before, self._readings = self._readings, self._read()
         pairs = list(zip(before, self._readings, strict=True))
@@ -334,12 +338,14 @@ class Pacer:
         cgroup = self._seats[seat] if seat is not None else None
         if seat is None or cgroup is None:
             return
-        try:
-            frozen = await cgroup.settle()
-        except OSError:
-            return
-        if not frozen:
-            self.slow_freezes += 1
+        if self._unsettled:
+            self._unsettled = False
+            try:
+                frozen = await cgroup.settle()
+            except OSError:
+                return
+            if not frozen:
+                self.slow_freezes += 1
         readings = list(self._readings)
         readings[seat] = cgroup.cpu_time()
         self._readings = tuple(readings)

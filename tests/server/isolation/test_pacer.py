@@ -102,8 +102,6 @@ def test_every_nanosecond_used_while_a_bot_decides_is_charged_to_it_or_its_neigh
         assert round(used.cpu * 1e9) == nanoseconds[seat] + (stopping if at_once else 0)
         others = sum(spent for at, spent in enumerate(nanoseconds) if at != seat)
         assert abs(used.neighbours * 1e9 - others) < seats  # sums of seconds: rounding alone
-    # One read a seat a decision, and one more for a decider settled before the next one.
-    settled = [not at_once for _, _, at_once, _ in steps]
+    # One read a seat a decision, and one more of the last decider before another one thaws.
     for at, (seat, *_) in enumerate(steps):
-        later = settled[at - 1] and steps[at - 1][0] != seat if at else False
-        assert reads[at] == seats + later
+        assert reads[at] == seats + (at > 0 and steps[at - 1][0] != seat)
