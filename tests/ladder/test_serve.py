@@ -95,6 +95,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
 
         served.wait_for("the second version active", second_active)
         served.wait_for(f"{SETS} sets", lambda: sets_played(served) >= SETS)
+        shown = arena("ladder", "status", served.url)
+        assert shown.returncode == 0 and "heuristic.v2" in shown.stdout, shown.stdout
         found.end = {
             "heuristic": served.get("/api/bots/heuristic").json(),
             "own": served.get(f"/api/versions/{found.broken}", found.tokens["carol"]),
@@ -184,3 +186,34 @@ def test_killed_mid_set_then_served_again_loses_nothing_and_rates_nothing_twice(
     assert f"its {len(done)} sets" in rerated.stdout
     assert processes_in(folder) == []  # no bot outlived either server
     assert leftovers(killed).parents == ()  # nor a cgroup of the killed one
+
+
+def test_the_finals_close_submissions_and_are_served(ladder: Ladder) -> None:
+    from fastapi.testclient import TestClient
+
+    from arena.ladder.api.app import create_app
+    from arena.ladder.api.deps import Served as App
+    from arena.ladder.db.engine import open_database
+    from arena.ladder.settings import read_settings
+
+    folder = ladder.folder
+    played = arena("ladder", "finals", str(folder), "--top", "3", "--reuse-processes")
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "games in" in played.stdout and (folder / "finals" / "standings.json").is_file()
+    engine = open_database(folder)
+    client = TestClient(create_app(App(folder, engine, read_settings(folder / "ladder.toml"))))
+    finals = client.get("/api/finals").json()
+    finalists = {line["bot"] for line in finals["standings"]}
+    board = client.get("/api/leaderboard").json()
+    top = [f"{line['bot']}.v{line['version']}" for line in board if line["status"] == "active"]
+    assert finalists == set(top[:3])  # the top three active versions
+    upload = client.post(
+        "/api/bots/heuristic/versions",
+        content=b"",
+        headers={
+            "Content-Type": "application/gzip",
+            "Authorization": f"Bearer {ladder.tokens['alice']}",
+        },
+    )
+    assert upload.status_code == 403 and "closed" in upload.json()["detail"]
+    engine.dispose()
