@@ -134,3 +134,20 @@ def test_a_faulting_version_is_benched_with_its_faults_and_logs_shown_to_its_aut
     assert client.get("/api/versions/3").json()["reason"] is None  # its author's alone
     board = client.get("/api/leaderboard").json()
     assert {line["bot"]: line["status"] for line in board}["illegal"] == "benched"
+
+
+@pytest.mark.integration
+def test_two_sets_at_once_are_each_rated_once_in_the_order_recorded(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    import random
+
+    settings = replace(SETTINGS, sets_at_once=2)
+    bots = {"lowest": "lowest", "highest": "highest", "random": "random", "heuristic": "heuristic"}
+    engine = seed_ladder(tmp_path, bots)
+    loop = MatchLoop(tmp_path, engine, settings, template(tmp_path), rng=random.Random(5))
+    asyncio.run(play(loop, 6))
+    sets = done_sets(engine)
+    assert len(sets) >= 6
+    assert sorted(s.rated for s in sets) == list(range(1, len(sets) + 1))
+    assert differences(engine, settings.tau) == (len(sets), [])
