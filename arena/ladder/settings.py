@@ -280,9 +280,9 @@ def write_settings(path: Path, settings: LadderSettings) -> None:
 
 
 HEADER = """\
-# A ladder's settings (issue 24; docs/ladder.md, "Settings"): `arena ladder init` wrote every key
-# with its default; change one, and `arena ladder serve` reads it at its next start. A key left
-# out keeps its default.
+# A ladder's settings (the arena's docs/ladder.md, "Settings", tells each): `arena ladder init`
+# wrote every key with its default; change one, and `arena ladder serve` reads it at its next
+# start. A key left out keeps its default.
 """
 
 
