@@ -18,6 +18,13 @@ Why it never loses a set nor rates one twice, whatever kills it:
 - SIGTERM (`stop`) starts no new set and stops the running ones through the runner's own stop
   (no new game, the games under way abandoned, every bot stopped): they become `abandoned`.
 
+A bad version never ends the serve, as the contest must go on for everyone else: a set that
+fails for a version's fault (its built folder gone or unreadable: `VersionFault`) is abandoned,
+that version is benched with the reason shown to its author, and the loop carries on (the set
+stays abandoned, as one of its versions can no longer play). A machine's fault (a full disk, a
+database that cannot be reached: `machine_fault`) still ends the serve with one line, as no
+other set could be played either.
+
 The order sets are rated in is the order they were recorded (`finished_at`, then id), which is
 what `rerate` replays. Matchmaking's randomness and the sets' seeds come from the loop's `rng`
 (secret unless the organizer seeds it, as the tests do), one draw per set picked.
@@ -26,6 +33,7 @@ what `rerate` replays. Matchmaking's randomness and the sets' seeds come from th
 from __future__ import annotations
 
 import asyncio
+import errno
 import random
 import shutil
 from collections.abc import Callable, Sequence
@@ -35,6 +43,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from arena.errors import ArenaError, MachineError
 from arena.ladder.db import repository
 from arena.ladder.db.models import LadderSet, SetSeat, Version
 from arena.ladder.folder import LadderFolder
@@ -61,6 +70,30 @@ from arena.tournament.submissions import bot_of, read_manifest
 
 POLL = 1.0
 """Seconds the loop waits for news (a version vetted, a set ended) before it looks again."""
+MACHINE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.ENOMEM, errno.EMFILE, errno.ENFILE}
+)
+"""The OSErrors that are the machine's (a full disk, a read-only or failing one, no memory or
+file handles left), whatever file they were met on: they end the serve."""
+
+
+class VersionFault(Exception):
+    """A version the loop cannot seat (its built folder gone or unreadable): it is benched for
+    `reason` and the set abandoned, and the serve goes on."""
+
+    def __init__(self, version: int, reason: str) -> None:
+        super().__init__(reason)
+        self.version = version
+        self.reason = reason
+
+
+def machine_fault(error: BaseException) -> bool:
+    """Whether `error` is the machine's and not a version's: it ends the serve (one line)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    if isinstance(error, MachineError | SQLAlchemyError):
+        return True
+    return isinstance(error, OSError) and error.errno in MACHINE_ERRNOS
 
 
 def set_folder(ladder: Path, set_id: int) -> Path:
@@ -210,6 +243,20 @@ class MatchLoop:
             result = await play_set(
                 self.template, folder, seats, table.seed, venue=self.venue, stop=halt
             )
+        except VersionFault as fault:
+            self.abandon(table)
+            self.bench(fault.version, fault.reason)
+            return
+        except Exception as error:
+            self.abandon(table)
+            if machine_fault(error):
+                raise
+            try:  # a version whose folder went away while it played: its fault, not ours
+                self.seats(table)
+            except VersionFault as fault:
+                self.bench(fault.version, fault.reason)
+                return
+            raise
         except BaseException:
             self.abandon(table)
             raise
@@ -219,11 +266,34 @@ class MatchLoop:
         self.record(table, result)
 
     def seats(self, table: Table) -> list[BotSpec]:
-        """The table's bots: each version's built folder, named for the table."""
-        return [
-            version_bot(self.ladder, version, name)
-            for version, name in zip(table.versions, table.names, strict=True)
-        ]
+        """The table's bots: each version's built folder, named for the table; VersionFault
+        for the first version whose folder cannot be read (not for a machine's error)."""
+        bots = []
+        for version, name in zip(table.versions, table.names, strict=True):
+            try:
+                bots.append(version_bot(self.ladder, version, name))
+            except (OSError, ArenaError, IndexError) as error:
+                if machine_fault(error):
+                    raise
+                raise VersionFault(
+                    version,
+                    f"its built copy cannot be run ({_line(error)}): submit a new version",
+                ) from None
+        return bots
+
+    def bench(self, version_id: int, reason: str) -> None:
+        """Take a version out of play for `reason` (shown to its author): versions.py's
+        `benched` event, for a version that can still play (one benched or retired already
+        is left as it is)."""
+        with Session(self.engine) as session, session.begin():
+            version = session.get(Version, version_id)
+            if version is None or not _playable(version):
+                return
+            version.status = next_status(VersionStatus(version.status), Event.BENCHED)
+            version.reason = reason
+            name = seat_name(version.bot.name, version.number)
+        self.say(f"benched {name} (version {version_id}): {reason}")
+        self.wake.set()
 
     def abandon(self, table: Table) -> None:
         """A set that did not finish: `abandoned`, its folder removed, to be played again."""
@@ -306,6 +376,13 @@ def version_bot(ladder: Path, version_id: int, name: str) -> BotSpec:
     left in `DIR/built/<id>/builds/`), under `name`."""
     copies = sorted((LadderFolder(ladder).built_version(version_id) / BUILDS).iterdir())
     return replace(bot_of(read_manifest(copies[0])), name=name)
+
+
+def _line(error: BaseException) -> str:
+    """An error as the one line its author reads: its message's first line, or its kind."""
+    if isinstance(error, OSError) and error.strerror:  # not its path: the server's own
+        return error.strerror
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _playable(version: Version) -> bool:

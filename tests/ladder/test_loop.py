@@ -151,3 +151,19 @@ def test_two_sets_at_once_are_each_rated_once_in_the_order_recorded(
     assert len(sets) >= 6
     assert sorted(s.rated for s in sets) == list(range(1, len(sets) + 1))
     assert differences(engine, settings.tau) == (len(sets), [])
+
+
+def test_a_machine_fault_ends_the_serve_a_versions_does_not() -> None:
+    import errno
+
+    from sqlalchemy.exc import OperationalError
+
+    from arena.errors import MachineError
+    from arena.ladder.loop import machine_fault
+
+    assert machine_fault(OSError(errno.ENOSPC, "No space left on device"))
+    assert machine_fault(OperationalError("SELECT 1", {}, Exception("gone")))
+    assert machine_fault(MachineError("no sandbox"))
+    assert not machine_fault(FileNotFoundError(errno.ENOENT, "No such file or directory"))
+    assert not machine_fault(PermissionError(errno.EACCES, "Permission denied"))
+    assert not machine_fault(IndexError("empty"))

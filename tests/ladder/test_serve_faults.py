@@ -1,0 +1,53 @@
+"""A bad version never ends the serve: `arena ladder serve` as a real process on loopback, one
+version's built folder removed while the ladder plays; that version is benched with its reason
+shown to its author, the others play on, and the serve stops cleanly (no traceback, no task
+exception left unretrieved on its stderr)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.ladder.serving import add_author, bot_folder, make_ladder, processes_in, serving, submit
+from tests.ladder.test_serve import sets_played, version_id
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
+
+SAMPLES = {"alice": "heuristic", "bob": "highest", "carol": "lowest"}
+OPTIONS = ("--reuse-processes", "--seed", "7", "--concurrency", "2")
+
+
+def test_a_version_whose_built_folder_is_gone_is_benched_and_the_others_play_on(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "contest"
+    make_ladder(folder, players=2, placement_sets=2)
+    tokens = {name: add_author(folder, name) for name in SAMPLES}
+    versions: dict[str, int] = {}
+    with serving(folder, *OPTIONS) as served:
+        for author, sample in SAMPLES.items():
+            done = submit(bot_folder(tmp_path / "bots", sample), served.url, sample, tokens[author])
+            assert done.returncode == 0, done.stdout + done.stderr
+            versions[sample] = version_id(done.stdout)
+        served.wait_for("3 sets", lambda: sets_played(served) >= 3)
+        gone = versions["lowest"]
+        shutil.rmtree(folder / "built" / str(gone))
+
+        def benched() -> bool:
+            return bool(served.get(f"/api/versions/{gone}").json()["status"] == "benched")
+
+        served.wait_for("the version without its folder benched", benched)
+        mine = served.get(f"/api/versions/{gone}", tokens["carol"]).json()
+        assert "cannot be run" in mine["reason"] and "submit a new version" in mine["reason"]
+        assert served.status()["benched"] == ["lowest.v1"]
+        after = sets_played(served)
+        served.wait_for("2 more sets", lambda: sets_played(served) >= after + 2)
+        board = {line["bot"]: line for line in served.get("/api/leaderboard").json()}
+        assert board["lowest"]["status"] == "benched"
+        assert served.stop() == 0
+    log = (tmp_path / "contest-serve.log").read_text()
+    assert "benched lowest.v1" in log
+    assert "Traceback" not in log and "never retrieved" not in log, log
+    assert processes_in(folder) == []
