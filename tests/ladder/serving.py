@@ -45,9 +45,10 @@ def arena(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     )
 
 
-def make_ladder(folder: Path, **settings: Any) -> LadderSettings:
-    """`arena ladder init`, then these settings (and `FAST`'s) in its ladder.toml."""
-    made = arena("ladder", "init", str(folder))
+def make_ladder(folder: Path, *, database: str | None = None, **settings: Any) -> LadderSettings:
+    """`arena ladder init` (on `database`, a URL, if given), then these settings (and
+    `FAST`'s) in its ladder.toml."""
+    made = arena("ladder", "init", str(folder), *_on(database))
     assert made.returncode == 0, made.stderr
     path = folder / SETTINGS_FILE
     chosen = replace(read_settings(path), **{**FAST, **settings})
@@ -55,11 +56,17 @@ def make_ladder(folder: Path, **settings: Any) -> LadderSettings:
     return chosen
 
 
-def add_author(folder: Path, name: str) -> str:
-    """`arena ladder author add`: the token, alone on its last line."""
-    added = arena("ladder", "author", "add", str(folder), name)
+def add_author(folder: Path, name: str, database: str | None = None) -> str:
+    """`arena ladder author add` (on `database`, a URL, if given): the token, alone on its
+    last line."""
+    added = arena("ladder", "author", "add", str(folder), name, *_on(database))
     assert added.returncode == 0, added.stderr
     return added.stdout.strip().splitlines()[-1]
+
+
+def _on(database: str | None) -> tuple[str, ...]:
+    """The `--database` option of a ladder command, for a database given (else the folder's)."""
+    return ("--database", database) if database is not None else ()
 
 
 def bot_folder(root: Path, sample: str, build: str | None = None) -> Path:
