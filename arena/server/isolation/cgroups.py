@@ -90,6 +90,14 @@ the last one thaws, and each switch patches the kernel's code on every core (tex
 an IPI to each): the most of a freeze and a thaw's cost (about 200 us of 335) whenever no other
 cgroup on the machine was frozen, as at a 2-seat table or in the bench's freeze cycles. With
 one cgroup always frozen the key never switches: a bot's freeze and thaw only count it."""
+_NAPS = (20e-6, 40e-6, 80e-6)
+"""Seconds of the first pauses between looks at a v1 freezer, in which the arena's thread
+sleeps (`time.sleep`), the event loop with it. A bot's last thread freezes only once it is
+scheduled, often on the core the arena's thread is running on: the arena must get off it, and
+the event loop's own timers cannot wait less than epoll's millisecond, ten times what the bot
+needs (measured: half of the freezes not done at the next decision, each then a millisecond
+late). About 200 us at most, with the kernel's timer slack: below `clock.STALL`, which a
+stall of the arena's loop must pass before a bot's deadline is put off by it."""
 FREEZE_PATIENCE = 1.0
 """Seconds `BotCgroup.freeze` waits for every member to be frozen: a member that is running
 freezes as soon as the kernel next schedules it, within milliseconds even when it has many busy
@@ -244,21 +252,28 @@ class BotCgroup:
         """Wait until the freeze begun last (`begin_freeze`) is done; True once it is, False
         without a freezer or if it is not after `patience` seconds. v2 says when: the kernel
         notifies a change of `cgroup.events`, and nothing is polled. v1 says nothing: its
-        freezer is looked at again after each turn of the event loop, then at growing
-        pauses."""
+        freezer is looked at again after a turn of the event loop, a few naps of the arena's
+        own thread (`_NAPS`), then at growing pauses of the event loop."""
         if self._look is None:
             return False
         loop = asyncio.get_running_loop()
         give_up = loop.time() + patience
         events = self._cached("cgroup.events") if self.version == 2 else None
-        pause = 0.0
+        waits, pause = 0, 0.0002
         while not self._frozen_now():
             left = give_up - loop.time()
             if left <= 0:
                 return False
-            if events is None or not await self._files.changed(events, left):
+            if events is not None and await self._files.changed(events, left):
+                continue
+            waits += 1
+            if waits == 1:
+                await asyncio.sleep(0)  # a turn of the loop
+            elif waits <= 1 + len(_NAPS):
+                time.sleep(_NAPS[waits - 2])  # blocks the loop, for a few tens of microseconds
+            else:
                 await asyncio.sleep(min(pause, left))
-                pause = min(_SETTLE, pause * 2 or 0.0002)
+                pause = min(_SETTLE, pause * 2)
         return True
 
     def _frozen_now(self) -> bool:
