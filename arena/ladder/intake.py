@@ -22,6 +22,7 @@ import hashlib
 import random
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from sqlalchemy.orm import Session
 from arena.ladder.db import repository
 from arena.ladder.db.models import Author, Version
 from arena.ladder.folder import LadderFolder, keep
+from arena.ladder.loop import seat_name
 from arena.ladder.rating import initial
 from arena.ladder.settings import LadderSettings
 from arena.ladder.uploads import BadUpload, unpack
@@ -145,13 +147,15 @@ class Intake:
         with Session(self.engine) as db:
             version = db.get(Version, version_id)
             assert version is not None
-            digest, name = version.digest, f"{version.bot.name}.v{version.number}"
+            digest, name = version.digest, seat_name(version.bot.name, version.number)
         folder = LadderFolder(self.folder).built_version(version_id)
         upload = folder.with_name(f"{version_id}.upload")
         for stale in (folder, upload):
             shutil.rmtree(stale, ignore_errors=True)
         data = LadderFolder(self.folder).archive(digest).read_bytes()
-        manifest = unpack(data, upload, self.settings.upload_cap_mb << 20)
+        # named for its author to read (`heuristic.v2` in its build log and validation seats),
+        # not after the scratch folder it was unpacked into
+        manifest = replace(unpack(data, upload, self.settings.upload_cap_mb << 20), name=name)
         try:
             result = await vet(manifest, folder, self.settings, seed=self.rng.randint(0, MAX_SEED))
         finally:

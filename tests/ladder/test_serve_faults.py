@@ -1,7 +1,8 @@
 """A bad version never ends the serve: `arena ladder serve` as a real process on loopback, one
 version's built folder removed while the ladder plays; that version is benched with its reason
 shown to its author, the others play on, and the serve stops cleanly (no traceback, no task
-exception left unretrieved on its stderr)."""
+exception left unretrieved on its stderr). On the way, an author's logs name their version
+(`heuristic.v1`), not the server's scratch folder."""
 
 from __future__ import annotations
 
@@ -28,9 +29,14 @@ def test_a_version_whose_built_folder_is_gone_is_benched_and_the_others_play_on(
     versions: dict[str, int] = {}
     with serving(folder, *OPTIONS) as served:
         for author, sample in SAMPLES.items():
-            done = submit(bot_folder(tmp_path / "bots", sample), served.url, sample, tokens[author])
+            source = bot_folder(tmp_path / "bots", sample, build="echo compiled")
+            done = submit(source, served.url, sample, tokens[author])
             assert done.returncode == 0, done.stdout + done.stderr
             versions[sample] = version_id(done.stdout)
+        own = served.get(f"/api/versions/{versions['heuristic']}", tokens["alice"]).json()
+        shown = "\n".join([own["build_log"], *own["check_bot"]])
+        assert "[arena: heuristic.v1 build: echo compiled]" in shown, shown  # its name, not
+        assert ".upload" not in shown, shown  # the server's scratch folder's
         served.wait_for("3 sets", lambda: sets_played(served) >= 3)
         gone = versions["lowest"]
         shutil.rmtree(folder / "built" / str(gone))
