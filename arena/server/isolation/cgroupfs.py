@@ -6,7 +6,8 @@ one `pread` or `pwrite`, not an `open` with its walk through sysfs's paths, the 
 `close`; the walk alone was a third of the arena's kernel time per decision (bench/NOTES.md,
 2026-12-02). Files written once (limits, cores) go through `read` and `write`, which open and
 close. An open descriptor does not keep a removed cgroup alive: its calls fail (ENODEV) once the
-directory is gone.
+directory is gone. And the two writes a new cgroup needs before it takes a process: its
+children's controllers (v2) and its cores and memory nodes (v1's cpuset).
 """
 
 from __future__ import annotations
@@ -145,3 +146,27 @@ def subdirectories(path: Path) -> Iterator[Path]:
     """The folders in `path` (none if it cannot be read)."""
     with contextlib.suppress(OSError):
         yield from (entry for entry in path.iterdir() if entry.is_dir())
+
+
+def enable_controllers(directory: Path, controllers: list[str]) -> bool:
+    """Enable `controllers` for the children of a v2 cgroup; False if the kernel refuses."""
+    control = directory / "cgroup.subtree_control"
+    enabled = set(control.read_text().split())
+    missing = [c for c in controllers if c not in enabled]
+    if not missing:
+        return True
+    try:
+        write(control, " ".join(f"+{c}" for c in missing))
+    except OSError:
+        return False
+    return True
+
+
+def inherit_cpuset(directory: Path) -> None:
+    """A new v1 cpuset cgroup has no cores and no memory nodes, and takes no process until it
+    has both: give it its parent's. (Nothing to do elsewhere: v2 inherits them.)"""
+    if not (directory / "cpuset.mems").exists() or (directory / "cpuset.cpus.effective").exists():
+        return
+    for name in ("cpuset.cpus", "cpuset.mems"):
+        if not read(directory / name).strip():
+            write(directory / name, read(directory.parent / name).strip())

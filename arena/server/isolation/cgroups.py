@@ -47,6 +47,8 @@ from pathlib import Path
 from arena.errors import MachineError
 from arena.server.isolation.cgroupfs import (
     Files,
+    enable_controllers,
+    inherit_cpuset,
     own_cgroups,
     parse_cpus,
     read,
@@ -383,7 +385,7 @@ class RunCgroups:
             available = set((base / "cgroup.controllers").read_text().split())
             wanted = [c for c in V2_CONTROLLERS if c in available]
             note = ""
-            enabled = _enable(base, wanted) and _enable(parent, wanted)
+            enabled = enable_controllers(base, wanted) and enable_controllers(parent, wanted)
             if not enabled:
                 note = (
                     f"the kernel will not enable {', '.join(wanted) or 'the controllers'} for "
@@ -393,7 +395,7 @@ class RunCgroups:
                 missing = ", ".join(c for c in V2_CONTROLLERS if c not in wanted)
                 note = f"no {missing} controller in {mount}: bots are not limited by it"
             fair = [c for c in V2_FAIR if c in available]
-            pinned = bool(fair) and _enable(base, fair) and _enable(parent, fair)
+            pinned = bool(fair) and all(enable_controllers(d, fair) for d in (base, parent))
             run = cls(2, (parent,), tuple(wanted) if enabled else (), note)
             run.pinned = pinned
             run.freezable = (parent / "cgroup.freeze").exists()
@@ -423,7 +425,7 @@ class RunCgroups:
                 parent = base / name
                 parent.mkdir()
                 parents.append(parent)
-                _inherit_cpuset(parent)
+                inherit_cpuset(parent)
         except BaseException:
             for parent in parents:
                 with contextlib.suppress(OSError):
@@ -458,7 +460,7 @@ class RunCgroups:
                 (parent / name).mkdir()
                 made.append(parent / name)
             for directory in made:
-                _inherit_cpuset(directory)
+                inherit_cpuset(directory)
                 _limit(directory, limits, self.version)
         except BaseException:
             for directory in made:
@@ -517,30 +519,6 @@ def _limit(directory: Path, limits: CgroupLimits, version: int) -> None:
     for name, value in settings:
         if (directory / name).exists():
             write(directory / name, value)
-
-
-def _enable(directory: Path, controllers: list[str]) -> bool:
-    """Enable `controllers` for the children of a v2 cgroup; False if the kernel refuses."""
-    control = directory / "cgroup.subtree_control"
-    enabled = set(control.read_text().split())
-    missing = [c for c in controllers if c not in enabled]
-    if not missing:
-        return True
-    try:
-        write(control, " ".join(f"+{c}" for c in missing))
-    except OSError:
-        return False
-    return True
-
-
-def _inherit_cpuset(directory: Path) -> None:
-    """A new v1 cpuset cgroup has no cores and no memory nodes, and takes no process until it
-    has both: give it its parent's. (Nothing to do elsewhere: v2 inherits them.)"""
-    if not (directory / "cpuset.mems").exists() or (directory / "cpuset.cpus.effective").exists():
-        return
-    for name in ("cpuset.cpus", "cpuset.mems"):
-        if not read(directory / name).strip():
-            write(directory / name, read(directory.parent / name).strip())
 
 
 def _name() -> str:
