@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.serving import add_author, bot_folder, make_ladder, processes_in, serving, submit
-from tests.ladder.test_serve import sets_played, version_id
+from tests.ladder.test_serve import sets_played, stored, version_id
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
@@ -52,7 +52,14 @@ def test_a_version_whose_built_folder_is_gone_is_benched_and_the_others_play_on(
         served.wait_for("2 more sets", lambda: sets_played(served) >= after + 2)
         board = {line["bot"]: line for line in served.get("/api/leaderboard").json()}
         assert board["lowest"]["status"] == "benched"
-        assert served.stop() == 0
+
+        def mid_set() -> bool:
+            running = [row[0] for row in stored(folder) if row[1] == "running"]
+            return any((folder / "sets" / str(s) / "results.sqlite").is_file() for s in running)
+
+        served.wait_for("a set under way with a game stored", mid_set)
+        assert served.stop() == 0  # mid-set: its games stopped, the set abandoned
+    assert all(status != "running" for _, status, _ in stored(folder))
     log = (tmp_path / "contest-serve.log").read_text()
     assert "benched lowest.v1" in log
     assert "Traceback" not in log and "never retrieved" not in log, log
