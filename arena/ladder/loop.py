@@ -287,10 +287,8 @@ class MatchLoop:
         is left as it is)."""
         with Session(self.engine) as session, session.begin():
             version = session.get(Version, version_id)
-            if version is None or not _playable(version):
+            if version is None or not _bench(version, reason):
                 return
-            version.status = next_status(VersionStatus(version.status), Event.BENCHED)
-            version.reason = reason
             name = seat_name(version.bot.name, version.number)
         self.say(f"benched {name} (version {version_id}): {reason}")
         self.wake.set()
@@ -345,10 +343,18 @@ def _after_set(session: Session, version: Version, settings: LadderSettings) -> 
     ).all()
     window = [SetFaults(set_id, faults or 0) for set_id, faults in reversed(recent)]
     reason = bench_reason(window, settings)
-    status = VersionStatus(version.status)
-    if reason is not None and status in PLAYABLE:
-        version.status = next_status(status, Event.BENCHED)
-        version.reason = reason
+    if reason is not None:
+        _bench(version, reason)
+
+
+def _bench(version: Version, reason: str) -> bool:
+    """Take a version that can still play out of play for `reason` (versions.py's `benched`
+    event); False, changing nothing, for one benched or retired already."""
+    if not _playable(version):
+        return False
+    version.status = next_status(VersionStatus(version.status), Event.BENCHED)
+    version.reason = reason
+    return True
 
 
 def supersede(session: Session, version: Version, settings: LadderSettings) -> None:
