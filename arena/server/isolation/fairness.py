@@ -290,7 +290,7 @@ class Pacer:
             try:
                 yield used
             finally:
-                await self._fair_end(seat, cgroup, ended, used, thawed)
+                self._fair_end(seat, cgroup, ended, used, thawed)
             return
         others = [c for at, c in enumerate(self._seats) if at != seat and c is not None]
         before = cgroup.cpu_time()
@@ -302,7 +302,7 @@ class Pacer:
             later = [other.cpu_time() for other in others]
             used.neighbours = _spent(zip(around, later, strict=True))
 
-    async def _fair_end(
+    def _fair_end(
         self, seat: int, cgroup: BotCgroup, ended: Callable[[], bool], used: Used, thawed: float
     ) -> None:
         """The end of a decision in fair mode: freeze the decider, then read every seat's CPU
