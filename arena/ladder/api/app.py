@@ -1,4 +1,5 @@
-"""The ladder's FastAPI application: its routers, and every refusal as one line.
+"""The ladder's FastAPI application: its routers (the JSON API's and the pages'), and every
+refusal as one line.
 
 FastAPI's own answer to a malformed request (a path parameter that is not a number, a query
 out of range) is a list of pydantic's errors; the ladder's callers get what every refusal of the
@@ -9,9 +10,12 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 
 from arena.ladder.api import public, versions
 from arena.ladder.api.deps import Served
+from arena.ladder.web import public as pages
+from arena.ladder.web.render import STATIC
 
 DESCRIPTION = (
     "A 6 nimmt! bot ladder: authors upload versions of their bots (`arena submit`), the match "
@@ -22,11 +26,15 @@ DESCRIPTION = (
 
 
 def create_app(served: Served) -> FastAPI:
-    """The API over one ladder (its folder, database, settings and match loop's report)."""
+    """The API and the pages over one ladder (its folder, database, settings and match loop's
+    report); the pages' stylesheet and scripts at `/static`."""
     app = FastAPI(title="arena ladder", description=DESCRIPTION, version="1")
     app.state.served = served
     app.include_router(public.router)
     app.include_router(versions.router)
+    app.include_router(pages.router)
+    static = StaticFiles(packages=[("arena.ladder.web", "static")])
+    app.mount(STATIC, static, name="static")
     app.add_exception_handler(RequestValidationError, _one_line)  # type: ignore[arg-type]
     return app
 
