@@ -98,3 +98,13 @@ def logs(tmp_path: Path) -> Path:
     folder = tmp_path / "logs"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for a module's browser tests (`tests/browser.py`: a loud failure when it
+    is missing), closed after the module; each test opens its own pages in it."""
+    from tests.browser import launch
+
+    with launch() as chromium:
+        yield chromium

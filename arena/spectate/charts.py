@@ -1,6 +1,12 @@
 """The report's charts as inline SVG and HTML: drawn here, so they need no script and no network.
 
 Every bot-controlled string goes through `html.escape`; numbers are formatted here.
+
+A chart reads on any screen, a phone's included. An SVG scaled by its viewBox scales its text
+with it, so each chart is drawn at a width that fits its own labels (measured from them, not
+fixed), is shown between `SMALLEST_TEXT`'s width and half again its own, following its box, and
+below that width scrolls inside its box (`.chart-box`) rather than shrink its text or widen the
+page. Legends are HTML captions, which wrap, not SVG text, which cannot.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from arena.tournament import Standings
+from arena.tournament.timing import BotTimes
 
 PALETTE = (
     "#4e79a7",
@@ -28,6 +35,24 @@ PALETTE = (
 
 _NAME_CHARS = 22
 """A bot's name is cut to this in chart labels (the whole name is in the tooltip)."""
+
+SMALLEST_TEXT = 10.0
+"""CSS pixels: no chart text is ever rendered smaller, whatever the screen."""
+
+_SMALLEST_FONT = 11.0
+"""The smallest font size the charts' styles (`svg.chart .tick` in report.css) give SVG text, in
+the chart's own units: with `SMALLEST_TEXT` it sets how far a chart may shrink."""
+
+_GROWTH = 1.5
+"""How much larger than drawn a chart may be shown on a wide screen (its text then 16 px)."""
+
+_NARROW, _WIDE = frozenset(" .,:;'!|()[]-ijlt"), frozenset("mwMW@%")
+"""Characters far narrower than the rest (a third of an em) and far wider (over an em)."""
+
+_EM = {False: 0.65, True: 0.68}
+"""The other characters' width in ems, regular and bold: a little over DejaVu Sans's digits
+(the widest of the usual sans-serif faces), so that a label measured is never wider than its
+place."""
 
 
 def _e(value: object) -> str:
@@ -90,42 +115,89 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """About how wide `text` renders at `size` px: enough to lay a chart out around its labels
+    (a label is escaped markup's text, so an entity counts as one character)."""
+    plain = html.unescape(text)
+    wide = sum(char in _WIDE for char in plain)
+    narrow = sum(char in _NARROW for char in plain)
+    ems = (len(plain) - wide - narrow) * _EM[bold] + wide * 1.1 + narrow * 0.36
+    return ems * size
+
+
+def svg_open(
+    width: float, height: float, label: str, *, chart_id: str = "", extra: str = ""
+) -> str:
+    """A chart's opening tag: drawn `width` by `height` units, shown at its box's width, but never
+    so narrow that its smallest text renders below `SMALLEST_TEXT` (its box then scrolls) nor
+    wider than `_GROWTH` times its drawing. Its `width` attribute is that narrowest size, which
+    a page without the styles shows."""
+    narrowest = math.ceil(width * SMALLEST_TEXT / _SMALLEST_FONT)
+    widest = math.ceil(width * _GROWTH)
+    shown_height = math.ceil(height * narrowest / width)
+    ident = f"id={chart_id} " if chart_id else ""
+    return (
+        f"<svg {ident}class=chart viewBox='0 0 {width:g} {height:g}' width={narrowest} "
+        f"height={shown_height} style='min-width:{narrowest}px;max-width:{widest}px' role=img "
+        f"aria-label='{_e(label)}'{extra}>"
+    )
+
+
+def chart_box(svg: str, legend: str = "") -> str:
+    """A chart in its own box, which scrolls sideways when the screen is narrower than the chart
+    may shrink (the page itself never does), under its legend (HTML, so that it wraps)."""
+    caption = f"<figcaption class=legend>{legend}</figcaption>" if legend else ""
+    return f"<figure class=chart-box>{caption}<div class=chart-scroll>{svg}</div></figure>"
+
+
+def _margins(names: Sequence[str], values: Sequence[str]) -> tuple[float, float]:
+    """The room a row chart leaves left of its plot for the names (bold, right-aligned to the
+    plot) and right of it for the values (12 px), measured from the labels themselves."""
+    left = max((text_width(name, 12, bold=True) for name in names), default=0.0) + 14
+    right = max((text_width(value, 12) for value in values), default=0.0) + 14
+    return math.ceil(left), math.ceil(right)
+
+
+_PLOT = 220
+"""The width a row chart's plot is drawn at: with a typical name and value beside it, narrow
+enough that the chart shows whole at 10 px text on a 420 px phone."""
+
+
 def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
     """Each bot's bullheads per game as a dot on its 95% interval, best at the top; a bot with no
     interval (fewer than two whole deals) has the dot alone, and the fitted strength, where it
-    differs from the mean, is a ring."""
+    differs from the mean, is a ring. The numbers are in the table beside it and each row's
+    tooltip; the chart shows the mean's alone, so that it fits a phone."""
     bots = standings.bots
     played = [line for line in bots if line.games]
-    left, right, row, top = 170, 120, 30, 46
-    width = 760
-    plot = width - left - right
+    names = [f"{line.rank}. {_label(line.bot)}" for line in bots]
+    left, right = _margins(names, [f"{line.mean:.1f}" for line in played])
+    row, top = 30, 30
+    width = left + _PLOT + right
     values = [v for b in played for v in (*(b.interval or ()), b.mean)]
     values += [b.strength for b in played if b.strength is not None]
-    ticks = nice_ticks(min(values, default=0.0), max(values, default=1.0))
+    ticks = nice_ticks(min(values, default=0.0), max(values, default=1.0), 4)
     low, high = ticks[0], ticks[-1]
 
     def x(value: float) -> float:
-        return left + (value - low) / (high - low) * plot
+        return left + (value - low) / (high - low) * _PLOT
 
     height = top + row * len(bots) + 10
     parts = [
-        f"<svg id=standings-chart class=chart viewBox='0 0 {width} {height}' role=img "
-        "aria-label='Bullheads per game with 95% intervals, best first'>"
+        svg_open(
+            width,
+            height,
+            "Bullheads per game with 95% intervals, best first",
+            chart_id="standings-chart",
+        )
     ]
     parts.extend(_grid(ticks, x, top, height))
-    parts.append(
-        f"<text class=axis x={left} y=14>bullheads per game (dot), 95% interval, fitted (ring) "
-        "· fewer is better ←</text>"
-    )
-    for index, line in enumerate(bots):
+    for index, (line, name) in enumerate(zip(bots, names, strict=True)):
         y = top + row * index + row / 2
         colour = colours[line.bot]
+        label = f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>{name}</text>"
         if not line.games:
-            parts.append(
-                f"<g><title>{_e(line.bot)}: no game yet</title>"
-                f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
-                f"{line.rank}. {_label(line.bot)}</text></g>"
-            )
+            parts.append(f"<g><title>{_e(line.bot)}: no game yet</title>{label}</g>")
             continue
         interval = line.interval
         spread = (
@@ -136,9 +208,7 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
         fitted = "" if line.strength is None else f", fitted {line.strength:.2f}"
         parts.append(
             f"<g><title>{_e(line.bot)}: {line.mean:.2f} per game, {_e(spread)}{fitted}, "
-            f"{line.games} games</title>"
-            f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
-            f"{line.rank}. {_label(line.bot)}</text>"
+            f"{line.games} games</title>{label}"
         )
         if interval:
             parts.append(
@@ -150,14 +220,18 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
                 f"<circle class=fitted cx={x(line.strength):.1f} cy={y:.1f} r=8 fill=none "
                 f"stroke='{colour}' stroke-width=2 />"
             )
-        shown = f"({interval[0]:.1f}&ndash;{interval[1]:.1f})" if interval else "(no interval)"
         parts.append(
             f"<circle cx={x(line.mean):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
-            f"<text class=value x={x(high) + 8:.1f} y={y + 4:.1f}>{line.mean:.1f} "
-            f"<tspan class=quiet>{shown}</tspan></text></g>"
+            f"<text class=value x={x(high) + 8:.1f} y={y + 4:.1f}>{line.mean:.1f}</text></g>"
         )
     parts.append("</svg>")
-    return "".join(parts)
+    legend = (
+        "Bullheads per game (dot), its 95% interval (bar), fitted (ring); fewer is better, "
+        "to the left."
+    )
+    if any(line.games and not line.interval for line in bots):
+        legend += " A dot alone: no interval (the note below says why)."
+    return chart_box("".join(parts), legend)
 
 
 def distributions(
@@ -199,10 +273,9 @@ def distributions(
         mean_x = left + line.mean / (bins * bin_width) * plot_w
         cards.append(
             f"<figure class=dist data-bot='{_e(line.bot)}'><figcaption>"
-            f"<b>{line.rank}. {_label(line.bot)}</b> <span class=quiet>{line.games} games, "
-            f"mean {line.mean:.1f}</span></figcaption>"
-            f"<svg class=chart viewBox='0 0 {width} {height}' role=img "
-            f"aria-label='{_e(line.bot)}: games by bullheads'>"
+            f"<b class=name>{line.rank}. {_label(line.bot)}</b> "
+            f"<span class=quiet>{line.games} games, mean {line.mean:.1f}</span></figcaption>"
+            f"{svg_open(width, height, f'{line.bot}: games by bullheads')}"
             f"<line class=base x1={left} x2={width - 8} y1={top + plot_h} y2={top + plot_h} />"
             f"{''.join(bars)}{axis}"
             f"<line class=mean x1={mean_x:.1f} x2={mean_x:.1f} y1={top - 4} y2={top + plot_h} />"
@@ -280,27 +353,28 @@ def times_chart(standings: Standings, colours: Mapping[str, str]) -> str:
     lines = [line for line in standings.times if line.median is not None]
     if not lines:
         return ""
-    left, right, row, top = 170, 190, 30, 46
-    width = 760
-    plot = width - left - right
+    shown_values = [_times_shown(line) for line in lines]
+    left, right = _margins([_label(line.bot) for line in lines], shown_values)
+    row, top = 30, 30
+    width = left + _PLOT + right
     values = [v * 1000 for line in lines for v in (line.median, line.slowest) if v is not None]
     ticks = _log_ticks(max(min(values), 0.05), max(values))
     low, high = math.log10(ticks[0]), math.log10(ticks[-1])
 
     def x(ms: float) -> float:
-        return left + (math.log10(max(ms, ticks[0])) - low) / ((high - low) or 1) * plot
+        return left + (math.log10(max(ms, ticks[0])) - low) / ((high - low) or 1) * _PLOT
 
     height = top + row * len(lines) + 10
     parts = [
-        f"<svg id=times-chart class=chart viewBox='0 0 {width} {height}' role=img "
-        "aria-label='Answer times per bot: median, 99th percentile, slowest'>"
+        svg_open(
+            width,
+            height,
+            "Answer times per bot: median, 99th percentile, slowest",
+            chart_id="times-chart",
+        )
     ]
     parts.extend(_grid(ticks, x, top, height))
-    parts.append(
-        f"<text class=axis x={left} y=14>ms per decision, log scale: median (dot), "
-        "99th percentile (bar), slowest (tick)</text>"
-    )
-    for index, line in enumerate(lines):
+    for index, (line, shown) in enumerate(zip(lines, shown_values, strict=True)):
         assert line.median is not None and line.p99 is not None and line.slowest is not None
         y = top + row * index + row / 2
         colour = colours.get(line.bot, "#888")
@@ -312,7 +386,6 @@ def times_chart(standings: Standings, colours: Mapping[str, str]) -> str:
             f"{line.bot}: median {_ms(median)} ms, 99th percentile {_ms(p99)} ms, slowest "
             f"{_ms(slowest)} ms over {line.decisions} decisions{cpu}{bank}"
         )
-        shown = f"{_ms(median)} / {_ms(p99)} ms" + (f" · bank {line.bank_used:.1f} s" * bool(bank))
         parts.append(
             f"<g><title>{_e(tip)}</title>"
             f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
@@ -322,7 +395,19 @@ def times_chart(standings: Standings, colours: Mapping[str, str]) -> str:
             f"<line x1={x(slowest):.1f} x2={x(slowest):.1f} y1={y - 7:.1f} y2={y + 7:.1f} "
             f"stroke='{colour}' stroke-width=2 />"
             f"<circle cx={x(median):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
-            f"<text class=value x={left + plot + 10:.1f} y={y + 4:.1f}>{_e(shown)}</text></g>"
+            f"<text class=value x={left + _PLOT + 10:.1f} y={y + 4:.1f}>{_e(shown)}</text></g>"
         )
     parts.append("</svg>")
-    return "".join(parts)
+    legend = (
+        "Milliseconds per decision, on a log scale: the median (dot), the 99th percentile "
+        "(bar's end), the slowest (tick)."
+    )
+    return chart_box("".join(parts), legend)
+
+
+def _times_shown(line: BotTimes) -> str:
+    """The figures written beside a bot's answer times: median and 99th percentile, and the
+    time bank it drew on, if any."""
+    assert line.median is not None and line.p99 is not None
+    bank = f" · bank {line.bank_used:.1f} s" if line.bank_games else ""
+    return f"{_ms(line.median * 1000)} / {_ms(line.p99 * 1000)} ms{bank}"

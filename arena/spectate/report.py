@@ -392,7 +392,8 @@ def _notable(tally: _Tally, embedded: set[str]) -> str:
         spot = f"{take.round + 1}.{take.turn}"
         items.append(
             f"<li><a href='#game={_e(note.game_id)}&turn={spot}'><b>{take.bullheads}</b> "
-            f"bullheads at once: <span class=bot>{_e(note.seats[take.seat])}</span>, "
+            f"bullheads at once: <span class=bot title='{_e(note.seats[take.seat])}'>"
+            f"{_e(note.seats[take.seat])}</span>, "
             f"{_e(note.game_id)} round {take.round + 1} turn {take.turn}</a></li>"
         )
     return f"<ol class=notable>{''.join(items)}</ol>" if items else ""

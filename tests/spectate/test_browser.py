@@ -1,8 +1,7 @@
 """The report in a real browser: headless Chromium opens the page of a small real tournament.
 
-No browser is no pass: this test fails, saying what is missing, rather than skipping, because a
-report nobody checked in a browser is not known to work. `make test` installs Debian's chromium
-and Playwright's Python package (which drives it; Playwright's own browser downloads are not used).
+No browser is no pass: the `browser` fixture (tests/browser.py) fails, saying what is missing,
+rather than skip. `make test` installs Debian's chromium and Playwright's Python package.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,25 +20,19 @@ from arena.spectate import open_games, write_report
 from arena.tournament import GameOutcome, Standings
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
+from tests.browser import (
+    PHONE,
+    assert_chart_text_readable,
+    assert_fits,
+    broken_names,
+    clipped_chart_text,
+    count_scripts,
+    script_attributes,
+    watch,
+)
 from tests.spectate.helpers import engine_rows
 
 pytestmark = pytest.mark.integration
-
-CHROMIUM = Path(os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium"))
-"""Debian's chromium; another build can be named in ARENA_CHROMIUM."""
-
-# Without the background-networking switches Chromium tries to reach Google at start-up, which a
-# closed network refuses; the rest make a quiet, sandbox-free headless run as root in CI.
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
 
@@ -86,27 +78,6 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Standing
     return output, summary.standings
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Chromium under Playwright, or a loud failure that says what is missing."""
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        pytest.fail("Playwright is missing: `make test` installs it (pip install -e '.[dev]')")
-    if not CHROMIUM.is_file():
-        pytest.fail(
-            f"no browser at {CHROMIUM}: `make test` installs it (apt-get install chromium), "
-            "or name one in ARENA_CHROMIUM"
-        )
-    with sync_playwright() as playwright:
-        try:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        except Error as error:
-            pytest.fail(f"{CHROMIUM} does not start: {error}")
-        yield chromium
-        chromium.close()
-
-
 def test_the_report_in_a_browser(
     tournament: tuple[Path, Standings], browser: Any, tmp_path: Path
 ) -> None:
@@ -115,14 +86,10 @@ def test_the_report_in_a_browser(
     with open_games(output) as games:
         outcomes = list(games.outcomes())
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on(
-        "request",
-        lambda r: None if r.url.startswith(("file:", "data:")) else problems.append(r.url),
-    )
+    problems = watch(page)
     page.goto(summary.path.as_uri())
+    assert_fits(page, 1280)
+    assert_chart_text_readable(page)  # a wide screen too: the histograms' boxes are narrow
 
     # The standings table: one row per bot, best first, as computed by `arena run`.
     names = page.locator("#standings-table tbody td.bot").all_inner_texts()
@@ -201,8 +168,9 @@ def test_every_game_of_the_report_opens(tournament: tuple[Path, Standings], brow
 def test_the_report_fits_a_phone_and_marks_each_fallback_decision(
     tournament: tuple[Path, Standings], browser: Any, tmp_path: Path
 ) -> None:
-    """At 420 px nothing overflows the page, whatever the viewer shows; `#game=N` opens the game
-    numbered N; the illegal bot's card, which the fallback chose, is marked with its fault.
+    """At 420 px nothing overflows the page, whatever the viewer shows, no chart text renders
+    below 10 px or is clipped, and no name breaks; `#game=N` opens the game numbered N; the
+    illegal bot's card, which the fallback chose, is marked with its fault.
 
     The game looked at is one where the illegal bot's first card was a fault, whichever it is:
     the games run two at a time, and the bot is disqualified after 20 faults, so which games
@@ -217,22 +185,17 @@ def test_the_report_fits_a_phone_and_marks_each_fallback_decision(
         for seat in [outcome.spec.seats.index("illegal")]
         if any((f.seat, f.round, f.turn) == (seat, 0, 0) for f in outcome.faults)
     )
-    page = browser.new_page(viewport={"width": 420, "height": 800})
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page = browser.new_page(viewport={"width": PHONE, "height": 800})
+    problems = watch(page)
     page.goto(summary.path.as_uri() + f"#game={number}&turn=1.1")
-    fits = "document.documentElement.scrollWidth <= window.innerWidth"
-    assert page.evaluate(fits), page.evaluate("document.documentElement.scrollWidth")
+    assert_fits(page, PHONE)
+    assert_chart_text_readable(page)
+    assert clipped_chart_text(page) == []
     assert page.input_value("#game-select") == first.game_id
-    lines = page.locator("#standings-table td.bot").evaluate_all(
-        """(cells) => cells.map((cell) => {
-          const name = [...cell.childNodes].find((node) => node.nodeType === Node.TEXT_NODE);
-          const range = document.createRange();
-          range.selectNodeContents(name);
-          return range.getClientRects().length;
-        })"""
-    )
-    assert lines == [1, 1, 1], f"a bot's name wraps: {lines} lines"
+    names = page.locator("#standings-table td.bot")
+    assert names.count() == 3 and broken_names(page, "#standings-table td.bot") == {}
+    assert broken_names(page, ".who") == {}  # the viewer's names: chips, events, scores, hands
+    assert (count_scripts(page), script_attributes(page)) == (2, [])  # its data and its viewer
 
     seat = first.spec.seats.index("illegal")
     fault = next(f for f in first.faults if (f.seat, f.round, f.turn) == (seat, 0, 0))
@@ -250,5 +213,6 @@ def test_the_report_fits_a_phone_and_marks_each_fallback_decision(
     page.locator("#viewer").scroll_into_view_if_needed()
     for key in ("End", "Home", "PageDown"):  # every moment of the viewer fits as well
         page.keyboard.press(key)
-        assert page.evaluate(fits), key
+        assert_fits(page, PHONE)
+        assert broken_names(page, ".who") == {}, key
     assert not problems, problems

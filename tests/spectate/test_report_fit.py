@@ -33,4 +33,5 @@ def test_one_deal_shows_no_interval_and_says_why(tmp_path: Path) -> None:
     rows = page.tables["standings-table"][1:]
     assert all(row[5] == DASH and row[7] == DASH and row[8] == "" for row in rows)
     assert "No interval for" in text and "one whole deal: an interval needs 2" in text
-    assert "(no interval)" in text  # the chart: the dot alone
+    assert "A dot alone: no interval" in text  # the chart's legend
+    assert "no interval: one whole deal" in text  # and each dot's tooltip

@@ -5,7 +5,6 @@ it was written in, and always as text, never markup, whatever the bot wrote; and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from arena.server.specs import parse_bot
 from arena.spectate import write_report
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import run_tournament
-from tests.spectate.test_browser import ARGS, CHROMIUM
 
 pytestmark = pytest.mark.integration
 
@@ -45,19 +43,6 @@ def test_the_page_holds_the_bots_lines_escaped_only(output: Path, tmp_path: Path
     assert HOSTILE not in page and "<b>bold" not in page and "<i>x" not in page
     assert page.count("</script>") == 2  # the data's and the viewer's: no line closed one
     assert "card 0.4 \\u003cb\\u003ebold\\u003c/b\\u003e \\u0026 \\u003c/script\\u003e" in page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Chromium under Playwright (test_browser.py says what is missing when it is)."""
-    from playwright.sync_api import sync_playwright
-
-    if not CHROMIUM.is_file():
-        pytest.fail(f"no browser at {CHROMIUM}: `make test` installs it (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_the_viewer_shows_the_chosen_bot_s_lines_as_text(

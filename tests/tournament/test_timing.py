@@ -129,7 +129,7 @@ def test_the_report_charts_the_times_and_says_when_there_are_none() -> None:
     standings = compute_standings([outcome], resamples=20)
     colours = charts.bot_colours(SEATS)
     chart = charts.times_chart(standings, colours)
-    assert chart.startswith("<svg id=times-chart") and "300 / 300 ms" in chart
+    assert "<svg id=times-chart" in chart and "300 / 300 ms" in chart
     assert "1.0 / 1.0 ms" in chart and ">c<" not in chart  # c has no time: no line
     assert charts.times_chart(compute_standings([made_up(SEATS, (1, 2, 3))], 20), colours) == ""
 

@@ -45,6 +45,7 @@
 
   function botName(bot) {
     const node = el("span", "who");
+    node.title = data.bots[bot];
     const swatch = el("i", "swatch");
     swatch.style.background = data.colours[bot];
     node.append(swatch, document.createTextNode(data.bots[bot]));
