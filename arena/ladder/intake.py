@@ -2,7 +2,8 @@
 loop (`Intake`), which builds, checks and validates each version received, one at a time.
 
 `receive` runs in the API's request: the archive is unpacked into a scratch folder to check it
-(every hostile path refused: `uploads.unpack`), then kept content-addressed at
+(every hostile path refused: `uploads.unpack`; a zip first becomes the gzipped tar of its checked
+members, `uploads.as_tar`, so one format is kept), then kept content-addressed at
 `DIR/versions/<digest>.tar.gz`, written whole (temp file, fsync, rename) BEFORE the version's row
 commits, so that an upload is whole or absent, whatever kills the server.
 
@@ -35,7 +36,7 @@ from arena.ladder.folder import LadderFolder, keep
 from arena.ladder.loop import seat_name
 from arena.ladder.rating import initial
 from arena.ladder.settings import LadderSettings
-from arena.ladder.uploads import BadUpload, unpack
+from arena.ladder.uploads import BadUpload, as_tar, is_zip, unpack
 from arena.ladder.versions import Event, VersionStatus, next_status
 
 if TYPE_CHECKING:
@@ -77,7 +78,10 @@ def receive(
             f"{today} submissions in the last 24 hours, the ladder's limit "
             f"(submissions_per_day = {settings.submissions_per_day}): try again tomorrow"
         )
-    unpack(data, scratch / "bot", settings.upload_cap_mb << 20)  # BadUpload: nothing kept
+    cap = settings.upload_cap_mb << 20
+    if is_zip(data):  # kept as the gzipped tar of its checked members: one format stored
+        data = as_tar(data, cap)
+    unpack(data, scratch / "bot", cap)  # BadUpload: nothing kept
     digest = hashlib.sha256(data).hexdigest()
     keep(LadderFolder(folder).archive(digest), data)  # whole, before the row that names it commits
     version = repository.add_version(db, author, bot_name, digest, RECEIVED, initial())

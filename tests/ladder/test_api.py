@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -132,6 +133,31 @@ def test_an_upload_is_kept_whole_and_counted(ladder: tuple[TestClient, Engine, P
     )
     assert third.status_code == 429, third.text
     assert not list(folder.glob(".upload-*"))
+
+
+def test_a_zip_upload_is_kept_as_the_tar_of_its_checked_files(
+    ladder: tuple[TestClient, Engine, Path],
+) -> None:
+    client, engine, folder = ladder
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as packed:
+        packed.writestr("bot/bot.toml", b'command = "python3 bot.py"\n')
+        packed.writestr("bot/bot.py", b"pass\n")
+    zip_type = {"Content-Type": "application/zip", **auth("author0")}
+    made = client.post("/api/bots/lowest/versions", content=buffer.getvalue(), headers=zip_type)
+    assert made.status_code == 201, made.text
+    with Session(engine) as db:
+        version = db.get(Version, made.json()["id"])
+        assert version is not None
+        kept = LadderFolder(folder).archive(version.digest).read_bytes()
+    with tarfile.open(fileobj=io.BytesIO(kept), mode="r:gz") as tar:
+        assert sorted(tar.getnames()) == ["bot.py", "bot.toml"]
+    link = zipfile.ZipInfo("bot/evil")
+    link.create_system, link.external_attr = 3, (0o120777 << 16)
+    with zipfile.ZipFile(buffer, "a") as packed:
+        packed.writestr(link, b"/etc/passwd")
+    hostile = client.post("/api/bots/lowest/versions", content=buffer.getvalue(), headers=zip_type)
+    assert hostile.status_code == 400 and "symbolic link" in hostile.json()["detail"]
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,13 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import shutil
+import stat
 import tarfile
 import tempfile
+import warnings
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.ladder.uploads import BadUpload, unpack
+from arena.ladder.uploads import BadUpload, as_tar, unpack
 from arena.tournament.cluster.shipping import pack
 
 MANIFEST = b'command = "python3 bot.py"\nprotocol = "stdio"\n'
@@ -301,6 +305,157 @@ def test_whatever_the_archive_nothing_lands_outside_into(
             entries.insert(0, entry("bot.toml", MANIFEST))
         try:
             unpack(tar(*entries), into, CAP, 100)
+        except BadUpload:
+            assert not into.exists()
+        else:
+            for path in into.rglob("*"):
+                assert not path.is_symlink()
+                assert path.resolve().is_relative_to(into)
+                assert path.is_dir() or path.is_file()
+        assert [p.name for p in root.iterdir()] in ([], ["v"])
+
+
+# A zip: the same policy through its own reader (`_zip_entries`), and kept as a tar (`as_tar`).
+
+ZipMember = tuple[str, bytes, int]
+"""A zip member: its name, its bytes, and its Unix mode (0: none, as Windows' zips have)."""
+
+
+def zipped(*members: ZipMember, method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a name twice: what some tests build
+        for name, data, mode in members:
+            info = zipfile.ZipInfo(name, date_time=(2026, 12, 2, 0, 0, 0))
+            info.compress_type = method
+            if mode:
+                info.create_system = 3
+                info.external_attr = mode << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+GOOD_ZIP = [
+    ("mybot/", b"", stat.S_IFDIR | 0o755),
+    ("mybot/bot.toml", MANIFEST, stat.S_IFREG | 0o644),
+    ("mybot/bot.py", b"print('hi')\n", stat.S_IFREG | 0o755),
+    ("mybot/lib/util.py", b"X = 1\n", 0),  # no mode, no folder member: as some tools write
+]
+
+
+def test_a_zip_unpacks_as_its_tar_would_and_is_kept_as_a_tar(place: Path) -> None:
+    place.parent.mkdir()
+    manifest = unpack(zipped(*GOOD_ZIP), place, CAP)
+    assert manifest.command == "python3 bot.py"
+    assert sorted(str(p.relative_to(place)) for p in place.rglob("*")) == [
+        "bot.py",
+        "bot.toml",
+        "lib",
+        "lib/util.py",
+    ]
+    assert (place / "bot.py").stat().st_mode & 0o777 == 0o755
+    assert (place / "lib" / "util.py").stat().st_mode & 0o777 == 0o644
+    kept = as_tar(zipped(*GOOD_ZIP), CAP)
+    assert kept.startswith(b"\x1f\x8b") and kept == as_tar(zipped(*GOOD_ZIP), CAP)
+    again = place.parent / "again"
+    unpack(kept, again, CAP)
+    for path in place.rglob("*"):
+        twin = again / path.relative_to(place)
+        assert twin.is_dir() == path.is_dir()
+        assert path.is_dir() or twin.read_bytes() == path.read_bytes()
+        assert twin.stat().st_mode & 0o777 == path.stat().st_mode & 0o777
+    shutil.rmtree(again)
+
+
+@pytest.mark.parametrize(
+    ("member", "message"),
+    [
+        (("../evil.txt", b"x", 0), "a path that leads out of it, '../evil.txt'"),
+        (("/etc/evil", b"x", 0), "an absolute path '/etc/evil'"),
+        (("out", b"/etc/passwd", stat.S_IFLNK | 0o777), "a symbolic link 'out' -> '/etc/passwd'"),
+        (("in", b"bot.py", stat.S_IFLNK | 0o777), "links are refused wherever they lead"),
+        (("null", b"", stat.S_IFCHR | 0o666), "a device file 'null'"),
+        (("pipe", b"", stat.S_IFIFO | 0o644), "a fifo 'pipe'"),
+        (("sock", b"", stat.S_IFSOCK | 0o644), "a socket 'sock'"),
+        (("dir/", b"", stat.S_IFREG | 0o644), "name and mode disagree"),
+        (("bot.py", b"again", 0), "holds 'bot.py' twice"),
+        (("a\nb", b"x", 0), "a name with a control character"),
+    ],
+    ids=[
+        "dotdot",
+        "absolute",
+        "link-out",
+        "link-in",
+        "device",
+        "fifo",
+        "socket",
+        "mode",
+        "twice",
+        "control",
+    ],
+)
+def test_a_hostile_zip_member_is_refused_and_nothing_is_written(
+    place: Path, member: ZipMember, message: str
+) -> None:
+    base = [("bot.toml", MANIFEST, 0), ("bot.py", b"print('hi')\n", 0)]
+    refused(zipped(*base, member), place, message)
+    refused(zipped(member, *base), place, message)
+    with pytest.raises(BadUpload, match=re.escape(message)):
+        as_tar(zipped(*base, member), CAP)
+
+
+def test_a_zip_bomb_is_refused_as_it_inflates_whatever_its_headers_claim(place: Path) -> None:
+    bomb = zipped(("bot.toml", MANIFEST, 0), ("big.bin", bytes(64 << 20), 0))
+    assert len(bomb) < 200 << 10
+    error = refused(bomb, place, "unpacks to over 1 MiB, the ladder's cap")
+    assert error.too_large
+    # the central directory says the file is 10 bytes: inflating counts, not the header
+    lying = bytearray(bomb)
+    directory = lying.rfind(b"PK\x01\x02")
+    lying[directory + 24 : directory + 28] = (10).to_bytes(4, "little")
+    refused(bytes(lying), place, "")
+
+
+def test_a_zip_of_too_many_members_is_refused_before_anything_inflates(place: Path) -> None:
+    many = [(f"f{n}.txt", b"x", 0) for n in range(120)]
+    error = refused(zipped(("bot.toml", MANIFEST, 0), *many), place, "holds over 100 files")
+    assert error.too_large
+
+
+def test_an_encrypted_or_broken_zip_is_refused(place: Path) -> None:
+    plain = bytearray(zipped(("bot.toml", MANIFEST, 0), ("bot.py", b"x", 0)))
+    encrypted = bytearray(plain)
+    for header in (b"PK\x03\x04", b"PK\x01\x02"):  # the flag bit, in both of bot.py's headers
+        at = encrypted.rfind(header)
+        flags = 6 if header == b"PK\x03\x04" else 8
+        encrypted[at + flags] |= 1
+    refused(bytes(encrypted), place, "an encrypted member 'bot.py'")
+    refused(bytes(plain[: len(plain) // 2]), place, "is not a whole zip")
+    refused(zipped(("bot.toml", MANIFEST, 0), method=zipfile.ZIP_STORED)[:-30], place, "whole zip")
+    stored = bytearray(zipped(("bot.toml", MANIFEST, 0), method=zipfile.ZIP_STORED))
+    at = stored.find(b"command")
+    stored[at : at + 3] = b"XXX"  # the checksum no longer matches
+    refused(bytes(stored), place, "is not a whole zip (Bad CRC-32")
+
+
+@given(st.lists(st.tuples(NAMES, KINDS, st.binary(max_size=40)), max_size=8), st.booleans())
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_whatever_the_zip_nothing_lands_outside_into(
+    members: list[tuple[str, bytes, bytes]], with_manifest: bool
+) -> None:
+    modes = {tarfile.REGTYPE: stat.S_IFREG, tarfile.DIRTYPE: stat.S_IFDIR}
+    entries = [(name, data, modes.get(kind, stat.S_IFLNK) | 0o755) for name, kind, data in members]
+    if with_manifest:
+        entries.insert(0, ("bot.toml", MANIFEST, 0))
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        into = root / "v"
+        try:
+            data = zipped(*entries)
+        except ValueError:  # zipfile's own refusal to write such a name
+            return
+        try:
+            unpack(data, into, CAP, 100)
         except BadUpload:
             assert not into.exists()
         else:

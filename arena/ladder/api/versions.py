@@ -1,8 +1,8 @@
 """A version's page (its logs for its author alone) and uploads (an author's new version).
 
-An upload's body is the archive itself (a tar or gzipped tar with `bot.toml` at its top, as
-`arena submit` sends it), read with a hard cap while it streams: `Content-Length` is never
-trusted, and the body is cut off at the first byte over the cap (413). It is unpacked into a
+An upload's body is the archive itself (a tar, gzipped tar or zip with `bot.toml` at its top;
+`arena submit` sends a gzipped tar), read with a hard cap while it streams: `Content-Length` is
+never trusted, and the body is cut off at the first byte over the cap (413). It is unpacked into a
 scratch folder inside the ladder's (`uploads.unpack`: every hostile path refused, 400) only to
 check it; the archive itself is what is kept, written whole (temp file, fsync, rename) before
 the version's row commits, so an upload is whole or absent whatever kills the server. The
@@ -33,7 +33,8 @@ from arena.tournament.store import DATABASE
 router = APIRouter(prefix="/api", tags=["versions"])
 RECENT_SETS = 10
 """The sets whose faults and logs a version's page shows its author."""
-ARCHIVE_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar")
+ARCHIVE_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar", "application/zip")
+"""The types of an upload's body: a gzipped tar (what `arena submit` sends), a tar, a zip."""
 UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (400, 401, 403, 413, 415, 429)
 }
@@ -116,8 +117,9 @@ async def upload(name: str, request: Request, db: Db, ladder: Ladder, author: Si
     if kind not in ARCHIVE_TYPES:
         raise HTTPException(
             415,
-            f"the body must be the archive itself, sent as application/gzip or "
-            f"application/x-tar, not {kind or 'no Content-Type'!r}: `arena submit` sends it so",
+            f"the body must be the archive itself, sent as application/gzip, "
+            f"application/x-tar or application/zip, not {kind or 'no Content-Type'!r}: "
+            "`arena submit` sends it so",
         )
     if closed(ladder.folder):
         raise HTTPException(
