@@ -16,10 +16,9 @@ either. A revoked author's token is refused, with a line saying so, as an unknow
 
 from __future__ import annotations
 
-import hashlib
+import datetime as dt
 import hmac
 import re
-import secrets
 import string
 
 from sqlalchemy.orm import Session
@@ -27,13 +26,13 @@ from sqlalchemy.orm import Session
 from arena.ladder.db import repository
 from arena.ladder.db.models import NAME_LENGTH, Author
 from arena.ladder.errors import LadderError
+from arena.ladder.sessions import SECRET_LENGTH, alive, digest, expires, new_secret, well_formed
 
-TOKEN_BYTES = 32
-"""256 bits."""
 TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")
 """What `token_urlsafe` writes; a token offered with anything else is not one of ours."""
-TOKEN_LENGTH = 43
-"""`token_urlsafe(32)`'s length (32 bytes in unpadded base64)."""
+TOKEN_LENGTH = SECRET_LENGTH
+"""`token_urlsafe(32)`'s length (32 bytes in unpadded base64): a token is a secret of
+`arena.ladder.sessions`, as a session's id is."""
 NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{NAME_LENGTH - 1}}}")
 """An author's name: as a bot's (`arena.server.specs.NAME`), it shows in logs and pages."""
 
@@ -45,12 +44,12 @@ class TokenRefused(LadderError):
 
 def new_token() -> str:
     """A new author's token: 256 random bits, URL-safe text."""
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    return new_secret()
 
 
 def hash_token(token: str) -> str:
     """What the database keeps of a token: its sha256, in hex (see the module's doc)."""
-    return hashlib.sha256(token.encode("ascii")).hexdigest()
+    return digest(token)
 
 
 def check_author_name(name: str) -> str:
@@ -73,7 +72,7 @@ def add_author(session: Session, name: str, organizer: bool = False) -> tuple[Au
 def signed_in(session: Session, token: str) -> Author:
     """The author `token` is theirs; TokenRefused (one line) for a token that is malformed,
     unknown or revoked."""
-    if len(token) != TOKEN_LENGTH or not set(token) <= TOKEN_CHARACTERS:
+    if not well_formed(token):
         raise TokenRefused(
             "that is not a ladder token (43 letters, digits, '-' and '_'): send the token "
             "`arena ladder author add` printed, as `Authorization: Bearer TOKEN`"
@@ -87,3 +86,41 @@ def signed_in(session: Session, token: str) -> Author:
             f"the token of {author.name!r} was revoked: ask the organizer for a new author"
         )
     return author
+
+
+def sign_in(session: Session, token: str, at: dt.datetime | None = None) -> tuple[Author, str]:
+    """A browser signed in with `token` (`/login`): its author and the new session's id, for
+    its cookie alone (the database keeps its sha256); TokenRefused as `signed_in` refuses."""
+    author = signed_in(session, token)
+    secret = new_secret()
+    repository.start_session(session, author, digest(secret), expires(at or repository.now()), at)
+    return author, secret
+
+
+def session_author(
+    session: Session, secret: str | None, at: dt.datetime | None = None
+) -> Author | None:
+    """The author a browser's session cookie signs in, or None: no cookie, not one of ours,
+    unknown, signed out, expired, or its author revoked (that session is ended then, in the
+    database, so it never signs in again even if the author were restored)."""
+    if not well_formed(secret):
+        return None
+    assert secret is not None
+    found = repository.session_by_hash(session, digest(secret))
+    at = at or repository.now()
+    if found is None or not alive(found.expires_at, found.ended_at, at):
+        return None
+    if found.author.revoked_at is not None:
+        found.ended_at = at
+        return None
+    return found.author
+
+
+def sign_out(session: Session, secret: str | None, at: dt.datetime | None = None) -> None:
+    """End a browser's session in the database (not only its cookie): a copy of the cookie
+    signs no one in afterwards."""
+    if well_formed(secret):
+        assert secret is not None
+        found = repository.session_by_hash(session, digest(secret))
+        if found is not None and found.ended_at is None:
+            found.ended_at = at or repository.now()

@@ -12,7 +12,7 @@ import pytest
 
 from tests.test_layers import PACKAGE, every_import, imports
 
-PURE = ("errors", "settings", "rating", "matchmaking", "versions")
+PURE = ("errors", "settings", "rating", "matchmaking", "versions", "sessions")
 """The pure modules of `arena.ladder`."""
 ALLOWED = ("arena.rules", "arena.errors", "arena.server.declared", "arena.ladder", "openskill")
 BRIDGE = {

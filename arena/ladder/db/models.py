@@ -182,3 +182,38 @@ class SetSeat(Base):
 
     set: Mapped[LadderSet] = relationship(back_populates="seats")
     version: Mapped[Version] = relationship()
+
+
+class LoginSession(Base):
+    """A browser signed in at `/login` (`arena.ladder.sessions`): its id's sha256, never the id
+    (which only its cookie holds), its author, and when it expires or was ended (signed out, or
+    its author revoked)."""
+
+    __tablename__ = "login_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    id_hash: Mapped[str] = mapped_column(String(DIGEST_LENGTH), unique=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTC)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTC)
+    ended_at: Mapped[dt.datetime | None] = mapped_column(UTC, default=None)
+
+    author: Mapped[Author] = relationship()
+
+
+class OrganizerAction(Base):
+    """A version benched or restored by an organizer at `/status`: who, why and when, kept for
+    every later reader (the version's own row keeps only its latest reason)."""
+
+    __tablename__ = "organizer_actions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"), index=True)
+    organizer_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    action: Mapped[str] = mapped_column(String(STATUS_LENGTH))
+    """`benched` or `restored`: the `arena.ladder.versions.Event` it was."""
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTC)
+
+    version: Mapped[Version] = relationship()
+    organizer: Mapped[Author] = relationship()

@@ -28,7 +28,15 @@ from dataclasses import dataclass
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, selectinload
 
-from arena.ladder.db.models import Author, Bot, LadderSet, SetSeat, Version
+from arena.ladder.db.models import (
+    Author,
+    Bot,
+    LadderSet,
+    LoginSession,
+    OrganizerAction,
+    SetSeat,
+    Version,
+)
 from arena.ladder.errors import LadderError
 from arena.ladder.rating import Rating, rate_set
 
@@ -83,14 +91,86 @@ def all_authors(session: Session) -> list[Author]:
 
 
 def revoke_author(session: Session, name: str, at: dt.datetime | None = None) -> Author:
-    """Refuse the author's token from now on (the first revocation's time is kept); their bots
-    and versions stay. LadderError if there is no such author."""
+    """Refuse the author's token from now on (the first revocation's time is kept) and end
+    every session of theirs; their bots and versions stay. LadderError if there is no such
+    author."""
     author = author_named(session, name)
     if author is None:
         raise LadderError(f"there is no author {name!r}: `arena ladder author list` names them")
+    at = at or now()
     if author.revoked_at is None:
-        author.revoked_at = at or now()
+        author.revoked_at = at
+    session.execute(
+        update(LoginSession)
+        .where(LoginSession.author_id == author.id, LoginSession.ended_at.is_(None))
+        .values(ended_at=at)
+        .execution_options(synchronize_session="fetch")
+    )
     return author
+
+
+# Browsers signed in, and what organizers did
+
+
+def start_session(
+    session: Session,
+    author: Author,
+    id_hash: str,
+    expires_at: dt.datetime,
+    at: dt.datetime | None = None,
+) -> LoginSession:
+    """A browser signed in as `author` until `expires_at`, known by its id's sha256."""
+    opened = LoginSession(
+        id_hash=id_hash, author_id=author.id, created_at=at or now(), expires_at=expires_at
+    )
+    session.add(opened)
+    session.flush()
+    return opened
+
+
+def session_by_hash(session: Session, id_hash: str) -> LoginSession | None:
+    """The session whose id hashes to `id_hash`, ended or not, with its author."""
+    return session.scalar(
+        select(LoginSession)
+        .where(LoginSession.id_hash == id_hash)
+        .options(selectinload(LoginSession.author))
+    )
+
+
+def record_action(
+    session: Session,
+    version: Version,
+    organizer: Author,
+    action: str,
+    reason: str,
+    at: dt.datetime | None = None,
+) -> OrganizerAction:
+    """What an organizer did to a version (benched, restored), and why."""
+    done = OrganizerAction(
+        version_id=version.id,
+        organizer_id=organizer.id,
+        action=action,
+        reason=reason,
+        at=at or now(),
+    )
+    session.add(done)
+    session.flush()
+    return done
+
+
+def organizer_actions(session: Session, limit: int = 50) -> list[OrganizerAction]:
+    """The organizers' latest actions, newest first, with their versions and organizers."""
+    return list(
+        session.scalars(
+            select(OrganizerAction)
+            .options(
+                selectinload(OrganizerAction.version).selectinload(Version.bot),
+                selectinload(OrganizerAction.organizer),
+            )
+            .order_by(OrganizerAction.id.desc())
+            .limit(limit)
+        )
+    )
 
 
 # Bots and versions
