@@ -36,7 +36,7 @@ import asyncio
 import errno
 import random
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -44,6 +44,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError, MachineError
+from arena.ladder.benching import bench
 from arena.ladder.db import repository
 from arena.ladder.db.models import LadderSet, SetSeat, Version
 from arena.ladder.folder import LadderFolder
@@ -70,6 +71,8 @@ from arena.tournament.submissions import bot_of, read_manifest
 
 POLL = 1.0
 """Seconds the loop waits for news (a version vetted, a set ended) before it looks again."""
+WORKERS_TIMEOUT = 10.0
+"""Seconds the loop waits for a cluster's scheduler to say how many workers are up."""
 MACHINE_ERRNOS = frozenset(
     {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.ENOMEM, errno.EMFILE, errno.ENFILE}
 )
@@ -129,6 +132,11 @@ class LoopReport:
     """Seconds of CPU the bots used in the sets recorded (where measured)."""
     running: set[int] = field(default_factory=set)
     """The sets playing now."""
+    workers_up: int = 1
+    """Where the games run: 1 on this machine; on a cluster, its workers up at the loop's last
+    look (0 when the scheduler did not answer)."""
+    workers_lost: list[str] = field(default_factory=list)
+    """The cluster's workers lost while they played a set (their games played again)."""
 
 
 class MatchLoop:
@@ -142,6 +150,7 @@ class MatchLoop:
         template: TournamentConfig,
         *,
         venue: Venue | None = None,
+        workers: Callable[[], Awaitable[int]] | None = None,
         rng: random.Random | None = None,
         say: Callable[[str], None] = lambda line: None,
     ) -> None:
@@ -150,6 +159,8 @@ class MatchLoop:
         self.settings = settings
         self.template = template
         self.venue = venue
+        self.workers = workers
+        """How many workers are up, on a cluster: asked once a turn of the loop."""
         self.rng = rng or random.Random(random.SystemRandom().getrandbits(64))
         self.say = say
         self.wake = asyncio.Event()
@@ -173,6 +184,7 @@ class MatchLoop:
         stopping = asyncio.ensure_future(stop.wait())
         try:
             while not stop.is_set():
+                await self.count_workers()
                 while len(playing) < self.settings.sets_at_once:
                     table = self.next_table()
                     if table is None:
@@ -193,6 +205,15 @@ class MatchLoop:
             for halt in playing.values():
                 halt.set()
             await asyncio.gather(*playing, return_exceptions=True)
+
+    async def count_workers(self) -> None:
+        """The workers up, for the status page (a cluster's; this machine is one)."""
+        if self.workers is None:
+            return
+        try:
+            self.report.workers_up = await asyncio.wait_for(self.workers(), WORKERS_TIMEOUT)
+        except (OSError, TimeoutError):  # the scheduler's silence is shown, not fatal here:
+            self.report.workers_up = 0  # a set it fails to play says why
 
     def next_table(self) -> Table | None:
         """The next set, written `running` before it plays: an abandoned one whose versions
@@ -260,6 +281,7 @@ class MatchLoop:
         except BaseException:
             self.abandon(table)
             raise
+        self.report.workers_lost.extend(result.lost if result is not None else ())
         if result is None:
             self.abandon(table)
             return
@@ -287,7 +309,7 @@ class MatchLoop:
         is left as it is)."""
         with Session(self.engine) as session, session.begin():
             version = session.get(Version, version_id)
-            if version is None or not _bench(version, reason):
+            if version is None or not bench(version, reason):
                 return
             name = seat_name(version.bot.name, version.number)
         self.say(f"benched {name} (version {version_id}): {reason}")
@@ -344,17 +366,7 @@ def _after_set(session: Session, version: Version, settings: LadderSettings) -> 
     window = [SetFaults(set_id, faults or 0) for set_id, faults in reversed(recent)]
     reason = bench_reason(window, settings)
     if reason is not None:
-        _bench(version, reason)
-
-
-def _bench(version: Version, reason: str) -> bool:
-    """Take a version that can still play out of play for `reason` (versions.py's `benched`
-    event); False, changing nothing, for one benched or retired already."""
-    if not _playable(version):
-        return False
-    version.status = next_status(VersionStatus(version.status), Event.BENCHED)
-    version.reason = reason
-    return True
+        bench(version, reason)
 
 
 def supersede(session: Session, version: Version, settings: LadderSettings) -> None:

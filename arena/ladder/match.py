@@ -76,6 +76,8 @@ class SetResult:
     bot_cpu: float
     """Seconds of CPU the bots used deciding (where measured): the games' cost, against which
     the server's own CPU per set is compared (`make bench`)."""
+    lost: tuple[str, ...] = ()
+    """On a cluster: the workers lost while the set played (their games played again)."""
 
 
 async def play_set(
@@ -113,7 +115,8 @@ async def play_set(
     summary = await run_tournament(config, design=SetDesign(seed), venue=venue, stop=stop)
     if summary.interrupted or summary.stored < len(seats):
         return None
-    return read_set(folder / DATABASE, names)
+    lost = summary.workers.lost if summary.workers is not None else ()
+    return replace(read_set(folder / DATABASE, names), lost=lost)
 
 
 def read_set(database: Path, names: Sequence[str]) -> SetResult:

@@ -21,7 +21,7 @@ import random
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -136,22 +136,35 @@ async def serve(options: ServeOptions, say: Callable[[str], None]) -> None:
             async with contextlib.AsyncExitStack() as stack:
                 venue = None
                 workers = 1
+                count: Callable[[], Awaitable[int]] | None = None
                 if config.distributed:  # one cluster for the whole serve
                     from arena.tournament.cluster import open_cluster
 
-                    venue = await stack.enter_async_context(open_cluster(config))
-                    workers = len(await venue.workers())
+                    cluster = await stack.enter_async_context(open_cluster(config))
+                    venue = cluster
+
+                    async def count() -> int:
+                        return len(await cluster.workers())
+
+                    workers = await count()
                 rng = random.Random(options.seed) if options.seed is not None else None
                 matches = MatchLoop(
-                    options.folder, engine, settings, config, venue=venue, rng=rng, say=say
+                    options.folder,
+                    engine,
+                    settings,
+                    config,
+                    venue=venue,
+                    workers=count,
+                    rng=rng,
+                    say=say,
                 )
+                matches.report.workers_up = workers
                 intake = Intake(options.folder, engine, settings, vetted=matches.wake.set, say=say)
                 served = Served(
                     options.folder,
                     engine,
                     settings,
                     matches.report,
-                    workers,
                     time.monotonic(),
                     intake.wake.set,
                 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, ParamSpec, TypeVar
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from arena.ladder import authors
+from arena.ladder.access import Refused
 from arena.ladder.db.models import Author
 from arena.ladder.loop import LoopReport
 from arena.ladder.settings import LadderSettings
@@ -31,8 +32,7 @@ class Served:
     engine: Engine
     settings: LadderSettings
     report: LoopReport = field(default_factory=LoopReport)
-    workers: int = 1
-    """Where the games run: this machine (1) or a cluster's workers."""
+    """What the loop has done, and the workers it plays on (up and lost)."""
     started: float = 0.0
     """When the serve started (`time.monotonic`), for the sets per hour."""
     wake: Callable[[], None] = lambda: None
@@ -88,3 +88,16 @@ def maybe_signed_in(
 
 
 MaybeSignedIn = Annotated[Author | None, Depends(maybe_signed_in)]
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def refusing(rule: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Ask one of `access`'s rules: its refusal as the API's (an HTTPException of its status
+    and line)."""
+    try:
+        return rule(*args, **kwargs)
+    except Refused as refused:
+        raise HTTPException(refused.status, str(refused)) from None

@@ -166,7 +166,8 @@ def status(db: Db, ladder: Ladder) -> Status:
         sets_per_hour=ladder.report.played / hours if ladder.started else 0.0,
         queue=queue,
         running=len(ladder.report.running),
-        workers=ladder.workers,
+        workers=ladder.report.workers_up,
+        workers_lost=list(ladder.report.workers_lost),
         benched=[seat_name(v.bot.name, v.number) for v in benched],
     )
 

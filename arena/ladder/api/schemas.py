@@ -128,5 +128,10 @@ class Status(BaseModel):
     sets_per_hour: float = Field(description="sets this serve recorded, per hour it has run")
     queue: int = Field(description="versions waiting to be vetted")
     running: int = Field(description="sets playing now")
-    workers: int = Field(description="where games run: 1 on this machine, else the workers")
+    workers: int = Field(
+        description="where games run: 1 on this machine, else the cluster's workers up now"
+    )
+    workers_lost: list[str] = Field(
+        description="the cluster's workers lost while playing a set (their games played again)"
+    )
     benched: list[str] = Field(description="the benched versions, as bot.vN")

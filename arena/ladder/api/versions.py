@@ -18,7 +18,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy.orm import Session
 
-from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, SignedIn
+from arena.ladder.access import find_version, own_version
+from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, SignedIn, refusing
 from arena.ladder.api.public import NOT_FOUND, find_bot, rated
 from arena.ladder.api.schemas import Problem, Received, VersionPage
 from arena.ladder.db import repository
@@ -26,13 +27,9 @@ from arena.ladder.db.models import Author, Version
 from arena.ladder.db.repository import BotTaken
 from arena.ladder.finals import closed
 from arena.ladder.intake import BadUpload, TooMany, receive
-from arena.ladder.loop import seat_name, set_folder
-from arena.spectate.source import open_games
-from arena.tournament.store import DATABASE
+from arena.ladder.logs import recent_logs
 
 router = APIRouter(prefix="/api", tags=["versions"])
-RECENT_SETS = 10
-"""The sets whose faults and logs a version's page shows its author."""
 ARCHIVE_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar", "application/zip")
 """The types of an upload's body: a gzipped tar (what `arena submit` sends), a tar, a zip."""
 UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -44,9 +41,7 @@ UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
 def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn) -> VersionPage:
     """A version's status; with its author's token, also its build log, check-bot's lines,
     its faults and what it wrote in its recent sets (403 with another author's token)."""
-    version = db.get(Version, version_id)
-    if version is None:
-        raise HTTPException(404, f"no version {version_id} on this ladder: see /api/leaderboard")
+    version = refusing(find_version, db, version_id)
     page = VersionPage(
         bot=version.bot.name,
         number=version.number,
@@ -55,54 +50,17 @@ def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn)
     )
     if author is None:
         return page
-    if author.id != version.bot.author_id:
-        raise HTTPException(
-            403,
-            f"version {version_id} is {version.bot.name!r}'s, another author's: its logs are "
-            "its author's alone (leave the token out to see its status)",
-        )
-    faults, logs = recent_logs(db, ladder.folder, version)
+    refusing(own_version, db, version_id, author)
+    found = recent_logs(db, ladder.folder, version)
     return page.model_copy(
         update={
             "reason": version.reason,
             "build_log": version.build_log,
-            "check_bot": [line for line in version.check_bot.splitlines() if line.strip()],
-            "faults": faults,
-            "logs": logs,
+            "check_bot": check_lines(version),
+            "faults": found.faults,
+            "logs": found.lines,
         }
     )
-
-
-def recent_logs(
-    db: Session, folder: Path, version: Version
-) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    """The version's faults and log lines (`LogLine.to_dict`) in its recent sets, read from
-    each set's results as `arena logs` reads a tournament's."""
-    recent = [
-        played
-        for played in repository.sets_of(db, version.bot, RECENT_SETS * 2)
-        if any(seat.version_id == version.id for seat in played.seats)
-    ][:RECENT_SETS]
-    name = seat_name(version.bot.name, version.number)
-    faults: list[dict[str, object]] = []
-    logs: list[dict[str, object]] = []
-    for played in recent:
-        where = set_folder(folder, played.id)
-        if not (where / DATABASE).is_file():
-            continue
-        source = open_games(where)
-        try:
-            for outcome in source.outcomes():
-                seat = outcome.spec.seats.index(name)
-                faults.extend(
-                    {"set": played.id, "game": outcome.game_id, **fault}
-                    for fault in outcome.to_dict()["faults"]
-                    if fault["seat"] == seat
-                )
-            logs.extend({"set": played.id, **line.to_dict()} for line in source.bot_lines(name))
-        finally:
-            source.close()
-    return faults, logs
 
 
 @router.post(
@@ -149,6 +107,12 @@ async def upload(name: str, request: Request, db: Db, ladder: Ladder, author: Si
         raise HTTPException(413 if error.too_large else 400, str(error)) from None
     ladder.wake()
     return Received(id=version.id, bot=name, number=version.number, status=version.status)
+
+
+def check_lines(version: Version) -> list[str]:
+    """check-bot's lines of a version, as its author reads them (JSON Lines, blank lines left
+    out)."""
+    return [line for line in version.check_bot.splitlines() if line.strip()]
 
 
 def _check_claim(db: Session, name: str, author: Author) -> None:
