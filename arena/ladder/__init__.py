@@ -23,9 +23,9 @@ The data flow, one version's:
    (`retired`, with its history kept); one that faults in too many of its recent sets is
    `benched`, with the reason shown to its author.
 
-The pure modules (`settings`, `rating`, `matchmaking`, `versions`) import only the standard
-library, `openskill`, `arena.rules`, `arena.errors` and `arena.server.declared`: no HTTP, no
-database, no asyncio, so they are tested alone and the bench plays them in process. The ladder
-sits above the tournament and spectator layers and below the command line; it never starts a
-bot itself: it plays through `run_tournament`, on the local executor or a Dask cluster.
+The pure modules (`settings`, `rating`, `matchmaking`, `versions`, `sessions`) import only the
+standard library, `openskill`, `arena.rules`, `arena.errors` and `arena.server.declared`: no
+HTTP, no database, no asyncio, so they are tested alone and the bench plays them in process.
+The ladder sits above the tournament and spectator layers and below the command line; it never
+starts a bot itself: it plays through `run_tournament`, on the local executor or a Dask cluster.
 """

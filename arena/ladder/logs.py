@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from arena.ladder.db import repository
 from arena.ladder.db.models import Version
 from arena.ladder.loop import seat_name, set_folder
+from arena.server.botlog import LogLine
 from arena.spectate.source import open_games
 from arena.tournament.store import DATABASE
 
@@ -23,10 +24,15 @@ RECENT_SETS = 10
 
 @dataclass
 class SeatLogs:
-    """Faults and log lines (`LogLine.to_dict`, with their set), of some seats."""
+    """Faults (as the outcome's JSON holds them, with their set, game and seat's name) and log
+    lines (with their set), of some seats."""
 
     faults: list[dict[str, object]] = field(default_factory=list)
-    lines: list[dict[str, object]] = field(default_factory=list)
+    lines: list[tuple[int, LogLine]] = field(default_factory=list)
+
+    def line_dicts(self) -> list[dict[str, object]]:
+        """The lines as the API answers them: `LogLine.to_dict` with the set."""
+        return [{"set": set_id, **line.to_dict()} for set_id, line in self.lines]
 
 
 def read_seats(folder: Path, set_id: int, names: Iterable[str], into: SeatLogs) -> SeatLogs:
@@ -47,7 +53,7 @@ def read_seats(folder: Path, set_id: int, names: Iterable[str], into: SeatLogs) 
                     for fault in outcome.to_dict()["faults"]
                     if fault["seat"] == seat
                 )
-            into.lines.extend({"set": set_id, **line.to_dict()} for line in source.bot_lines(name))
+            into.lines.extend((set_id, line) for line in source.bot_lines(name))
     finally:
         source.close()
     return into

@@ -7,15 +7,18 @@ arena is, one line naming the problem and the fix, in `{"detail": ...}`."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from arena.ladder.access import Refused
 from arena.ladder.api import public, versions
 from arena.ladder.api.deps import Served
+from arena.ladder.web import organizer, private
 from arena.ladder.web import public as pages
 from arena.ladder.web.render import STATIC
+from arena.ladder.web.signin import browser
 
 DESCRIPTION = (
     "A 6 nimmt! bot ladder: authors upload versions of their bots (`arena submit`), the match "
@@ -32,11 +35,22 @@ def create_app(served: Served) -> FastAPI:
     app.state.served = served
     app.include_router(public.router)
     app.include_router(versions.router)
-    app.include_router(pages.router)
+    app.include_router(pages.router, dependencies=[Depends(browser)])  # the nav's "Me"
+    app.include_router(private.router)
+    app.include_router(organizer.router)
     static = StaticFiles(packages=[("arena.ladder.web", "static")])
     app.mount(STATIC, static, name="static")
     app.add_exception_handler(RequestValidationError, _one_line)  # type: ignore[arg-type]
+    app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     return app
+
+
+async def _refused(request: Request, error: Refused) -> Response:
+    """A refusal of `access`'s rules (or of a page's form): one line, as JSON for the API, as
+    a page for a browser (`private.refused`: a sign-in for a browser not signed in)."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": str(error)}, status_code=error.status)
+    return private.refused(request, error)
 
 
 async def _one_line(request: Request, error: RequestValidationError) -> JSONResponse:

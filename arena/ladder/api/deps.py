@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, ParamSpec, TypeVar
+from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -17,9 +17,9 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from arena.ladder import authors
-from arena.ladder.access import Refused
 from arena.ladder.db.models import Author
 from arena.ladder.loop import LoopReport
+from arena.ladder.sessions import LoginThrottle
 from arena.ladder.settings import LadderSettings
 
 
@@ -37,6 +37,8 @@ class Served:
     """When the serve started (`time.monotonic`), for the sets per hour."""
     wake: Callable[[], None] = lambda: None
     """Called when a version comes in: the vetting task looks at once."""
+    throttle: LoginThrottle = field(default_factory=LoginThrottle)
+    """Wrong tokens at `/login`, per client address."""
 
 
 def served(request: Request) -> Served:
@@ -88,16 +90,3 @@ def maybe_signed_in(
 
 
 MaybeSignedIn = Annotated[Author | None, Depends(maybe_signed_in)]
-
-
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-def refusing(rule: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """Ask one of `access`'s rules: its refusal as the API's (an HTTPException of its status
-    and line)."""
-    try:
-        return rule(*args, **kwargs)
-    except Refused as refused:
-        raise HTTPException(refused.status, str(refused)) from None

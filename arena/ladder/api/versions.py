@@ -18,8 +18,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy.orm import Session
 
-from arena.ladder.access import find_version, own_version
-from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, SignedIn, refusing
+from arena.ladder.access import Refused, find_version, own_version
+from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, Served, SignedIn
 from arena.ladder.api.public import NOT_FOUND, find_bot, rated
 from arena.ladder.api.schemas import Problem, Received, VersionPage
 from arena.ladder.db import repository
@@ -41,7 +41,7 @@ UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
 def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn) -> VersionPage:
     """A version's status; with its author's token, also its build log, check-bot's lines,
     its faults and what it wrote in its recent sets (403 with another author's token)."""
-    version = refusing(find_version, db, version_id)
+    version = find_version(db, version_id)
     page = VersionPage(
         bot=version.bot.name,
         number=version.number,
@@ -50,7 +50,7 @@ def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn)
     )
     if author is None:
         return page
-    refusing(own_version, db, version_id, author)
+    own_version(db, version_id, author)
     found = recent_logs(db, ladder.folder, version)
     return page.model_copy(
         update={
@@ -58,7 +58,7 @@ def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn)
             "build_log": version.build_log,
             "check_bot": check_lines(version),
             "faults": found.faults,
-            "logs": found.lines,
+            "logs": found.line_dicts(),
         }
     )
 
@@ -79,11 +79,7 @@ async def upload(name: str, request: Request, db: Db, ladder: Ladder, author: Si
             f"application/x-tar or application/zip, not {kind or 'no Content-Type'!r}: "
             "`arena submit` sends it so",
         )
-    if closed(ladder.folder):
-        raise HTTPException(
-            403, "submissions are closed: the finals have begun (`arena ladder finals`)"
-        )
-    _check_claim(db, name, author)
+    check_open(db, ladder, name, author)
     cap = ladder.settings.upload_cap_mb << 20
     data = bytearray()
     async for chunk in request.stream():
@@ -94,18 +90,7 @@ async def upload(name: str, request: Request, db: Db, ladder: Ladder, author: Si
                 f"the upload is over the ladder's cap of {ladder.settings.upload_cap_mb} MiB: "
                 "leave build outputs and data out of the folder",
             )
-    try:
-        with tempfile.TemporaryDirectory(dir=ladder.folder, prefix=".upload-") as scratch:
-            version = receive(
-                db, ladder.folder, ladder.settings, author, name, bytes(data), Path(scratch)
-            )
-    except TooMany as error:
-        raise HTTPException(429, str(error)) from None
-    except BotTaken as error:  # taken between the check above and the upload's end
-        raise HTTPException(403, str(error)) from None
-    except BadUpload as error:
-        raise HTTPException(413 if error.too_large else 400, str(error)) from None
-    ladder.wake()
+    version = take(db, ladder, author, name, bytes(data))
     return Received(id=version.id, bot=name, number=version.number, status=version.status)
 
 
@@ -115,15 +100,36 @@ def check_lines(version: Version) -> list[str]:
     return [line for line in version.check_bot.splitlines() if line.strip()]
 
 
-def _check_claim(db: Session, name: str, author: Author) -> None:
-    """403 when the bot's name is another author's: said before the body is read."""
+def check_open(db: Session, ladder: Served, name: str, author: Author) -> None:
+    """Refused (403) when submissions are closed (the finals) or the bot's name is another
+    author's: said before the body is read, for the API and the pages alike."""
+    if closed(ladder.folder):
+        raise Refused(403, "submissions are closed: the finals have begun (`arena ladder finals`)")
     bot = repository.bot_named(db, name)
     if bot is not None and bot.author_id != author.id:
-        raise HTTPException(
+        raise Refused(
             403,
             f"the bot name {name!r} belongs to another author (a name is its first "
-            "submitter's): choose another name with --bot",
+            "submitter's): choose another name",
         )
+
+
+def take(db: Session, ladder: Served, author: Author, name: str, data: bytes) -> Version:
+    """Receive an upload's archive as bot `name`'s next version (`intake.receive`, in a scratch
+    folder inside the ladder's) and wake the vetting task; Refused with the status each
+    refusal is: 429 over the day's submissions, 403 for a name taken meanwhile, 413 too large,
+    400 a hostile or malformed archive or a bad name."""
+    try:
+        with tempfile.TemporaryDirectory(dir=ladder.folder, prefix=".upload-") as scratch:
+            version = receive(db, ladder.folder, ladder.settings, author, name, data, Path(scratch))
+    except TooMany as error:
+        raise Refused(429, str(error)) from None
+    except BotTaken as error:  # taken between the check and the upload's end
+        raise Refused(403, str(error)) from None
+    except BadUpload as error:
+        raise Refused(413 if error.too_large else 400, str(error)) from None
+    ladder.wake()
+    return version
 
 
 __all__ = ["find_bot", "router"]
