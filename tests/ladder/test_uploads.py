@@ -294,7 +294,6 @@ def test_whatever_the_archive_nothing_lands_outside_into(
 ) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        into = root / "v"
         entries = [
             entry(name, data)
             if kind == tarfile.REGTYPE
@@ -303,16 +302,23 @@ def test_whatever_the_archive_nothing_lands_outside_into(
         ]
         if with_manifest:
             entries.insert(0, entry("bot.toml", MANIFEST))
-        try:
-            unpack(tar(*entries), into, CAP, 100)
-        except BadUpload:
-            assert not into.exists()
-        else:
-            for path in into.rglob("*"):
-                assert not path.is_symlink()
-                assert path.resolve().is_relative_to(into)
-                assert path.is_dir() or path.is_file()
-        assert [p.name for p in root.iterdir()] in ([], ["v"])
+        unpacked_inside_or_refused(tar(*entries), root)
+
+
+def unpacked_inside_or_refused(data: bytes, root: Path) -> None:
+    """Unpack `data` into `root/v`: refused with nothing left, or only plain files and folders
+    inside it, and nothing else in `root`."""
+    into = root / "v"
+    try:
+        unpack(data, into, CAP, 100)
+    except BadUpload:
+        assert not into.exists()
+    else:
+        for path in into.rglob("*"):
+            assert not path.is_symlink()
+            assert path.resolve().is_relative_to(into)
+            assert path.is_dir() or path.is_file()
+    assert [p.name for p in root.iterdir()] in ([], ["v"])
 
 
 # A zip: the same policy through its own reader (`_zip_entries`), and kept as a tar (`as_tar`).
@@ -447,20 +453,9 @@ def test_whatever_the_zip_nothing_lands_outside_into(
     entries = [(name, data, modes.get(kind, stat.S_IFLNK) | 0o755) for name, kind, data in members]
     if with_manifest:
         entries.insert(0, ("bot.toml", MANIFEST, 0))
+    try:
+        data = zipped(*entries)
+    except ValueError:  # zipfile's own refusal to write such a name
+        return
     with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        into = root / "v"
-        try:
-            data = zipped(*entries)
-        except ValueError:  # zipfile's own refusal to write such a name
-            return
-        try:
-            unpack(data, into, CAP, 100)
-        except BadUpload:
-            assert not into.exists()
-        else:
-            for path in into.rglob("*"):
-                assert not path.is_symlink()
-                assert path.resolve().is_relative_to(into)
-                assert path.is_dir() or path.is_file()
-        assert [p.name for p in root.iterdir()] in ([], ["v"])
+        unpacked_inside_or_refused(data, Path(scratch))
