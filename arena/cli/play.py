@@ -167,8 +167,12 @@ def play(
         if len(set(names)) != len(names):
             raise click.UsageError("two bots have the same name: name them with NAME=COMMAND")
         with one_line("give --logs a folder you can write to"):
+            from arena.tournament.schedule import bot_seed
+
             options = BotOptions.of({"deadline": deadline})
-            result = asyncio.run(_play_bots(settings, bots, seed, options, logs, rotation))
+            # The seeds of the bots' random choices, as a tournament of this seed derives them.
+            seeds = bot_seed(seed, seed, rotation)
+            result = asyncio.run(_play_bots(settings, bots, seed, options, logs, rotation, seeds))
     else:
         cycle = strategies or ("random", "lowest", "highest")
         chosen = [cycle[seat % len(cycle)] for seat in range(seats)]
@@ -213,9 +217,12 @@ async def _play_bots(
     seed: int,
     options: BotOptions,
     logs: Path | None,
-    rotation: int = 0,
+    rotation: int,
+    bot_seed: int | None,
     game_id: str = "",
 ) -> GameResult:
+    """The game of `bots`, dealt from `seed`; the seeds of their own random choices from
+    `bot_seed` (None: none, as an older arena played its games)."""
     from arena.server.session import open_session
 
     with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
@@ -232,7 +239,9 @@ async def _play_bots(
                     err=True,
                 )
             seats = [b.name for b in bots]
-            return await session.play(game_id or f"play-{seed}", settings, seats, seed, rotation)
+            return await session.play(
+                game_id or f"play-{seed}", settings, seats, seed, rotation, bot_seed
+            )
 
 
 async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
@@ -268,7 +277,7 @@ async def _play_again(results: Path, key: str, logs: Path | None) -> bool:
         err=True,
     )
     result = await _play_bots(
-        spec.settings, bots, spec.seed, options, logs, spec.rotation, spec.game_id
+        spec.settings, bots, spec.seed, options, logs, spec.rotation, spec.bot_seed, spec.game_id
     )
     names = list(spec.seats)
     click.echo(f"seed {spec.seed}, " + render_game(result.record, names))

@@ -31,7 +31,7 @@ from arena.tournament.executor import Venue
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.runner import run_tournament
-from arena.tournament.schedule import game_id
+from arena.tournament.schedule import bot_seed, game_id
 from arena.tournament.store import DATABASE, ResultStore
 
 
@@ -52,10 +52,20 @@ class SetDesign:
 
     def plan(self, config: TournamentConfig, store: ResultStore) -> list[GameSpec]:
         """The deal in every rotation, the seats in the order the table was drawn."""
+        assert config.seed is not None, "the runner decides the seed before it plans"
         settings = config.settings()
         seats = tuple(bot.name for bot in config.bots)
         return [
-            GameSpec(game_id(0, 0, rotation), 0, 0, rotation, seats, self.seed, settings)
+            GameSpec(
+                game_id(0, 0, rotation),
+                0,
+                0,
+                rotation,
+                seats,
+                self.seed,
+                settings,
+                bot_seed(config.seed, self.seed, rotation),
+            )
             for rotation in range(settings.players)
         ]
 

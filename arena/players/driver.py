@@ -44,18 +44,20 @@ async def play_game(
     names: Sequence[str] = (),
     *,
     one_at_a_time: bool = False,
+    bot_seed: int | None = None,
 ) -> GameResult:
     """Play one game to its end; `rng` deals, and nothing a player does can stop the game.
 
     `referees` (by seat) carry each bot's faults across games; by default every seat has its own,
-    which never disqualifies. `names` (by seat) are shown in every view (see `Game`).
+    which never disqualifies. `names` (by seat) are shown in every view, and `bot_seed` gives
+    every view its decision's seed for the player's own random choices (see `Game`).
 
     Seats that decide together (every card of a turn) are asked at once, so that remote bots
     think side by side; `one_at_a_time` asks them one after another, in seat order, each once
     the one before has answered (fair CPU: a bot alone on its core while it decides). Either
     way no answer is seen before all are in, so the game is the same.
     """
-    game = _Game(settings, len(players), rng, rotation, players, names)
+    game = _Game(settings, len(players), rng, rotation, players, names, bot_seed)
     seats = game.seats(players, referees)
     while (decision := game.decision()) is not None:
         deciders = game.engine.deciders
@@ -75,13 +77,14 @@ def play_local(
     rng: random.Random,
     rotation: int = 0,
     names: Sequence[str] = (),
+    bot_seed: int | None = None,
 ) -> GameResult:
     """The game `play_game` plays with `LocalPlayer(strategy)` at each seat, without awaiting.
 
     Equal results, several times faster: no event loop, no task per decision, and no events
     (a strategy has no hooks for them).
     """
-    game = _Game(settings, len(strategies), rng, rotation, names=names)
+    game = _Game(settings, len(strategies), rng, rotation, names=names, bot_seed=bot_seed)
     engine = game.engine
     seats = game.seats([None] * len(strategies))
     methods = {  # bound once, not looked up for every decision
@@ -117,11 +120,12 @@ class _Game:
         rotation: int,
         players: Sequence[Player] = (),
         names: Sequence[str] = (),
+        bot_seed: int | None = None,
     ) -> None:
         """A new game for `seats` players; `players` (by seat) hear its events."""
         if seats != settings.players:
             raise ValueError(f"{settings.players} seats but {seats} players")
-        self.engine = Game(settings, rng, rotation, names=names)
+        self.engine = Game(settings, rng, rotation, names=names, bot_seed=bot_seed)
         self.players = players
         self.faults: list[Fault] = []
         self.times: list[DecisionTime] = []

@@ -167,6 +167,7 @@ def view_from_proto(msg: pb.View) -> View:
         tuple([tuple(row.cards) for row in msg.start_rows]),
         tuple([tuple(cards.cards) for cards in msg.taken]),
         tuple(msg.names),
+        msg.seed,
     )
 
 
@@ -301,6 +302,8 @@ def _fill_view(msg: pb.View, view: View) -> None:
     _fill_cards(msg.start_rows, view.start_rows)
     _fill_cards(msg.taken, view.taken)
     msg.names.extend(view.names)
+    if view.seed:
+        msg.seed = view.seed
 
 
 def _fill_turn(

@@ -10,7 +10,7 @@ from arena.rules.errors import PhaseError, RecordError
 from arena.rules.record import GameRecord, RoundRecord, TurnRecord
 from arena.rules.round import Phase, Round, player_names
 from arena.rules.settings import Settings, Variant
-from arena.rules.views import View
+from arena.rules.views import View, seed_key
 
 
 def deal(
@@ -40,7 +40,10 @@ class Game:
 
     `rng` is used for dealing and nothing else, so games with the same seed get the same deals
     whatever the players do. `names` are the players' names by seat, which the views show and
-    the rules never read ("seat 0", "seat 1", ... when none are given).
+    the rules never read ("seat 0", "seat 1", ... when none are given). `bot_seed` (0 to
+    2**64 - 1) is the key of the seeds of the players' own random choices, one per decision in
+    every view (`View.seed`, `views.decision_seed`); None gives every view the seed 0. The rules
+    never read it either: it lets a randomized player replay exactly, and two games share it.
     """
 
     def __init__(
@@ -50,10 +53,12 @@ class Game:
         rotation: int = 0,
         deals: Sequence[RoundRecord] = (),
         names: Sequence[str] = (),
+        bot_seed: int | None = None,
     ) -> None:
         self.settings = settings
         self.rotation = rotation % settings.players
         self.names = player_names(settings.players, names)
+        self._key = None if bot_seed is None else seed_key(bot_seed)
         self._rng = rng
         self._deals = deals
         self._rounds: list[RoundRecord] = []
@@ -119,12 +124,20 @@ class Game:
             # docs/rules.md: seat (round mod players) picks first. A duplicate rotation shifts the
             # first pick with the seats, so each bot in turn gets each position in the draft.
             first = (index + self.rotation) % settings.players
-            return Round.drafted(settings, index, self._totals, first, self.names)
+            return Round.drafted(settings, index, self._totals, first, self.names, self._key)
         if self._deals:
             dealt = self._deals[index]
-            return Round(settings, index, self._totals, dealt.rows, dealt.hands, names=self.names)
+            return Round(
+                settings,
+                index,
+                self._totals,
+                dealt.rows,
+                dealt.hands,
+                names=self.names,
+                key=self._key,
+            )
         rows, hands = deal(settings, self._rng, self.rotation)
-        return Round.dealt(settings, index, self._totals, rows, hands, self.names)
+        return Round.dealt(settings, index, self._totals, rows, hands, self.names, self._key)
 
     def _after_decision(self, turn: TurnRecord | None) -> TurnRecord | None:
         if self.round.phase is Phase.OVER:

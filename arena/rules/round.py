@@ -20,7 +20,7 @@ from arena.rules.errors import (
 )
 from arena.rules.record import Placement, RoundRecord, TurnRecord, make_placement
 from arena.rules.settings import Settings, Variant
-from arena.rules.views import Rows, View, make_view
+from arena.rules.views import Rows, View, decision_seed, make_view
 
 
 class Phase(Enum):
@@ -95,12 +95,14 @@ class Round:
         table: Sequence[int] = (),
         first_picker: int = 0,
         names: Sequence[str] = (),
+        key: bytes | None = None,
     ) -> None:
         """A round from any position: `rows` as they lie, each seat's `hand`, the draft `table`.
 
         `names` are the players' names by seat, shown in every view and otherwise ignored;
-        "seat 0", "seat 1", ... when none are given. `dealt` and `drafted` build the rounds of
-        real games; this also sets up puzzles and tests.
+        "seat 0", "seat 1", ... when none are given. `key` (`views.seed_key`) gives every view
+        its decision's seed (`views.decision_seed`); without it every view's seed is 0. `dealt`
+        and `drafted` build the rounds of real games; this also sets up puzzles and tests.
         """
         players = settings.players
         self.settings = settings
@@ -121,6 +123,7 @@ class Round:
         self._dealt: tuple[tuple[int, ...], ...] = ()
         self._start_rows = self.rows
         self._names = player_names(players, names)
+        self._key = key
         self._penalties = (0,) * players
         self._taken: tuple[tuple[int, ...], ...] = ((),) * players
         """The cards each seat took this round, by seat: replaced, never changed, as above."""
@@ -144,6 +147,7 @@ class Round:
         rows: Sequence[int],
         hands: Sequence[Sequence[int]],
         names: Sequence[str] = (),
+        key: bytes | None = None,
     ) -> Round:
         """A round whose hands and rows were dealt (the standard and professional variants)."""
         if len(rows) != ROW_COUNT or len(hands) != settings.players:
@@ -154,7 +158,7 @@ class Round:
         if any(len(hand) != HAND_SIZE for hand in hands):
             sizes = [len(hand) for hand in hands]
             raise InvalidDealError(f"every hand is dealt {HAND_SIZE} cards, not {sizes!r}")
-        return cls(settings, index, totals, [[card] for card in rows], hands, names=names)
+        return cls(settings, index, totals, [[card] for card in rows], hands, names=names, key=key)
 
     @classmethod
     def drafted(
@@ -164,11 +168,12 @@ class Round:
         totals: Sequence[int],
         first_picker: int,
         names: Sequence[str] = (),
+        key: bytes | None = None,
     ) -> Round:
         """A round of the professional draft: every card in play lies face up to be picked."""
         table = range(1, settings.deck_size + 1)
         hands: list[list[int]] = [[] for _ in range(settings.players)]
-        return cls(settings, index, totals, (), hands, table, first_picker, names)
+        return cls(settings, index, totals, (), hands, table, first_picker, names, key)
 
     # -- what the round waits for -------------------------------------------------------------
 
@@ -190,12 +195,19 @@ class Round:
 
     def view(self, seat: int) -> View:
         """What `seat` knows now; other hands only in the draft variant, where they are public."""
+        turn, hand = len(self._turns), self._hands[seat]
+        key = self._key
+        seed = (
+            0
+            if key is None
+            else decision_seed(key, seat, self.index, turn, self.phase.value, len(hand))
+        )
         return make_view(
             self.settings,
             seat,
             self.index,
-            len(self._turns),
-            self._hands[seat],
+            turn,
+            hand,
             self.rows,
             self._penalties,
             self._totals,
@@ -206,6 +218,7 @@ class Round:
             self._start_rows,
             self._taken,
             self._names,
+            seed,
         )
 
     # -- decisions ---------------------------------------------------------------------------------

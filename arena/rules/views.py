@@ -6,9 +6,12 @@ and in the draft variant the face-up table and every hand. A stateless bot can c
 one view alone. Earlier rounds are gone (every round is dealt afresh) but for their totals.
 """
 
+import hashlib
 from dataclasses import dataclass
+from random import Random
 from typing import Any
 
+from arena.rules.errors import Decision
 from arena.rules.settings import Settings
 
 Rows = tuple[tuple[int, ...], ...]
@@ -50,6 +53,19 @@ class View:
     """The cards each seat has taken this round, by seat, each seat's in the order taken."""
     names: tuple[str, ...] = ()
     """The players' names, by seat: opaque to the rules, given to the game by whoever runs it."""
+    seed: int = 0
+    """The seed of this decision's random choices (`decision_seed`), below 2**53; 0 when the game
+    has none (`Game`'s `bot_seed`). Private to the seat, like its hand."""
+
+    def random(self, salt: int | str = 0) -> Random:
+        """A generator for this decision's random choices, seeded from `seed` (and `salt`, when
+        given, for a bot that wants streams of its own): the same view gives the same draws.
+
+        Drawing from it, not from a generator of the bot's own, is what makes a randomized bot
+        replay exactly (`arena play --game`), and what lets `arena compare` pair its games: a
+        seat of NEW's game and the same seat of OLD's game draw alike at every decision.
+        """
+        return Random(f"{self.seed}:{salt}" if salt else self.seed)
 
 
 class _Unfrozen:
@@ -74,6 +90,7 @@ def make_view(
     start_rows: Rows,
     taken: tuple[tuple[int, ...], ...],
     names: tuple[str, ...],
+    seed: int = 0,
 ) -> View:
     """`View(...)` with every field given, about five times faster: for the engine, which
     builds a view for every decision.
@@ -100,6 +117,37 @@ def make_view(
     view.start_rows = start_rows
     view.taken = taken
     view.names = names
+    view.seed = seed
     view.__class__ = View
     built: View = view  # not typing.cast, which is a call at run time
     return built
+
+
+SEED_BITS = 53
+"""A decision's seed is below 2**53, so that every language reads it exactly: a double holds it
+(JavaScript's numbers, and the JSON readers that keep numbers as doubles)."""
+
+_SEED_PERSON = b"arena.choice/1"
+"""BLAKE2b's personalization of the decisions' seeds; changing how they derive must change it."""
+
+
+def seed_key(bot_seed: int) -> bytes:
+    """The BLAKE2b key of a game's decision seeds, from the game's `bot_seed` (0 to 2**64 - 1)."""
+    return bot_seed.to_bytes(8, "big")
+
+
+def decision_seed(
+    key: bytes, seat: int, round: int, turn: int, decision: Decision | None, held: int
+) -> int:
+    """The seed of one decision's random choices: BLAKE2b keyed with the game's `seed_key`, over
+    the decision's place (seat, round, turn, kind, and the cards the seat holds, which tells a
+    draft's picks apart), cut to `SEED_BITS`.
+
+    Keyed, so that a bot that sees its own seeds learns nothing of the key, and so of the other
+    seats' seeds or of another game's; by the decision's place, so that two games with one key
+    (NEW's and OLD's in `arena compare`) give a seat the same seed at the same decision, even
+    once their cards have parted, while a stateless bot needs no generator of its own.
+    """
+    data = f"{seat}:{round}:{turn}:{decision or ''}:{held}".encode()
+    digest = hashlib.blake2b(data, digest_size=8, key=key, person=_SEED_PERSON).digest()
+    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)

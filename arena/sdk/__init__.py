@@ -13,7 +13,10 @@
 them as arguments or --address/--token flags), connects, says hello, answers every request (games
 run concurrently on one connection) and returns when the arena closes the stream. While a bot
 decides, `time_left()` says how many seconds remain before the request's deadline, and
-`bank_left()` how many more its game's time bank holds (when the tournament gives one).
+`bank_left()` how many more its game's time bank holds (when the tournament gives one). A bot
+that chooses at random draws from `view.random()`, a generator seeded from the seed the arena
+sends with every decision (`View.seed`): its games then replay exactly, and `arena compare`'s
+paired games draw alike.
 """
 
 from arena.players import cheapest_row

@@ -63,16 +63,24 @@ class Session:
         self._cores = Cores(self.cpu.cores) if self.cpu.fair else None
 
     async def play(
-        self, game_id: str, settings: Settings, seats: Sequence[str], seed: int, rotation: int = 0
+        self,
+        game_id: str,
+        settings: Settings,
+        seats: Sequence[str],
+        seed: int,
+        rotation: int = 0,
+        bot_seed: int | None = None,
     ) -> GameResult:
-        """Play one game with the named bots in seat order; the deal comes from `seed`.
+        """Play one game with the named bots in seat order; the deal comes from `seed`, the
+        seeds of the bots' own random choices in every request's view from `bot_seed` (none,
+        every view's seed 0, when it is None: `arena.rules.Game`).
 
         In fair mode the game first waits for a core of its own (`fairness.Cores`)."""
+        game = game_id, settings, seats, seed, rotation, bot_seed
         if self._cores is None:
-            return await self._play(Pacer(fair=False), game_id, settings, seats, seed, rotation)
+            return await self._play(Pacer(fair=False), *game)
         async with self._cores.claim() as core:
-            pacer = Pacer(fair=True, core=core)
-            return await self._play(pacer, game_id, settings, seats, seed, rotation)
+            return await self._play(Pacer(fair=True, core=core), *game)
 
     async def _play(
         self,
@@ -82,6 +90,7 @@ class Session:
         seats: Sequence[str],
         seed: int,
         rotation: int,
+        bot_seed: int | None,
     ) -> GameResult:
         bots = [self.lobby.bots[name] for name in seats]
         acquire = self.lobby.acquire
@@ -103,6 +112,7 @@ class Session:
                 referees,
                 names=seats,
                 one_at_a_time=pacer.fair,
+                bot_seed=bot_seed,
             )
         finally:
             await pacer.settle()  # the last decider's freeze done: it leaves the game frozen

@@ -108,7 +108,7 @@ class LocalExecutor:
     async def play(self, spec: GameSpec) -> GameOutcome:
         """Play one job."""
         result = await self._session.play(
-            spec.game_id, spec.settings, spec.seats, spec.seed, spec.rotation
+            spec.game_id, spec.settings, spec.seats, spec.seed, spec.rotation, spec.bot_seed
         )
         bots = self._session.lobby.bots
         disqualified = tuple(name for name in spec.seats if bots[name].referee.disqualified)

@@ -33,6 +33,11 @@ class GameSpec:
     """The deal's seed: the same for every rotation of one deal."""
     settings: Settings
     """The rules of the game."""
+    bot_seed: int | None = None
+    """The key of the seeds of the bots' own random choices, one per decision in every view
+    (`arena.rules.Game`): derived from the tournament seed (`schedule.bot_seed`), secret as it
+    is, the same for NEW's and OLD's game of one deal and rotation in `arena compare`. None in a
+    game stored by an older arena, which sent no seeds: played again, it sends none either."""
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.settings.players:
@@ -46,8 +51,9 @@ class GameSpec:
         return self.seating, self.deal
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form; `from_dict` reads it back to an equal spec."""
-        return {
+        """A JSON-ready form; `from_dict` reads it back to an equal spec. A spec without a
+        `bot_seed` has no key for it, as an older arena stored it."""
+        data: dict[str, Any] = {
             "game_id": self.game_id,
             "table": self.seating,  # the stored key: older results folders resume
             "deal": self.deal,
@@ -56,6 +62,9 @@ class GameSpec:
             "seed": self.seed,
             "settings": self.settings.to_dict(),
         }
+        if self.bot_seed is not None:
+            data["bot_seed"] = self.bot_seed
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameSpec:
@@ -68,6 +77,7 @@ class GameSpec:
             seats=tuple(data["seats"]),
             seed=data["seed"],
             settings=Settings.from_dict(data["settings"]),
+            bot_seed=data.get("bot_seed"),
         )
 
 

@@ -10,6 +10,10 @@ Pure: no I/O, no clock, no global random state. A schedule depends only on the *
 sample size, so the same tournament gives the same games in any process, whatever order the bots
 were entered in and whatever order the games are played in.
 
+The bots' own random choices have seeds too, one per game (`bot_seed`), from which every view
+of the game takes its decision's seed: keyed with the tournament seed, so that they reveal
+nothing of it, nor of the deals.
+
 Duplicate deals: each seating plays each deal once per seat rotation. With rotation r, seat s holds
 the hand dealt to seat (s + r) mod players (see `arena.rules.deal`), so across the rotations of a
 deal every bot of the seating holds every hand, against the same opponents.
@@ -38,6 +42,9 @@ from arena.tournament.outcome import GameSpec
 
 SEED_SCHEME = "arena.deal/1"
 """Names the seed derivation; changing how seeds are derived must change it."""
+
+BOT_SEED_SCHEME = b"arena.bots/1"
+"""BLAKE2b's personalization of the games' bot seeds; changing how they derive must change it."""
 
 _SEARCH_STEPS = 100_000
 """Budget of the balanced sample's local search: about a second for a few hundred seatings."""
@@ -92,6 +99,26 @@ def deal_seed(seed: int, seating: Iterable[str], deal: int) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
+def bot_seed(seed: int, deal_seed: int, rotation: int) -> int:
+    """The key of the seeds of the bots' own random choices in one game (`GameSpec.bot_seed`):
+    a 64-bit BLAKE2b of the game's deal seed and rotation, keyed with the tournament seed.
+
+    Keyed, because a bot sees seeds derived from it: without the tournament seed they tell
+    nothing of it, and so nothing of any deal, nor of the other seats' seeds or of another
+    game's. The same for every game of one deal seed and rotation, which in a tournament is
+    one game, and in `arena compare` NEW's game and OLD's (their deal seed leaves the candidate
+    out), so that the field draws alike in both; different for every other seating, deal,
+    rotation and tournament seed.
+    """
+    digest = hashlib.blake2b(
+        f"{deal_seed}:{rotation}".encode(),
+        digest_size=8,
+        key=str(seed).encode(),
+        person=BOT_SEED_SCHEME,
+    ).digest()
+    return int.from_bytes(digest, "big")
+
+
 def game_id(seating: int, deal: int, rotation: int) -> str:
     """The readable id of a game from its place in the schedule, e.g. "t003-d01-r2"."""
     return f"t{seating:03d}-d{deal:02d}-r{rotation}"
@@ -118,20 +145,24 @@ def schedule(
         if seatings is None
         else balanced_sample(names, players, seatings, seed)
     )
-    return [
-        GameSpec(
-            game_id=game_id(index, deal, rotation),
-            seating=index,
-            deal=deal,
-            rotation=rotation,
-            seats=seating,
-            seed=deal_seed(seed, seating, deal),
-            settings=settings,
-        )
-        for index, seating in enumerate(chosen)
-        for deal in range(deals)
-        for rotation in range(players)
-    ]
+    specs: list[GameSpec] = []
+    for index, seating in enumerate(chosen):
+        for deal in range(deals):
+            dealt = deal_seed(seed, seating, deal)
+            specs.extend(
+                GameSpec(
+                    game_id=game_id(index, deal, rotation),
+                    seating=index,
+                    deal=deal,
+                    rotation=rotation,
+                    seats=seating,
+                    seed=dealt,
+                    settings=settings,
+                    bot_seed=bot_seed(seed, dealt, rotation),
+                )
+                for rotation in range(players)
+            )
+    return specs
 
 
 def keep_seatings(specs: Iterable[GameSpec], known: Mapping[Seating, int]) -> list[GameSpec]:

@@ -12,7 +12,7 @@ It searches until the request's deadline less a safety margin (`--margin`), or u
     --think SECONDS     cap on the time per decision (default: none, the deadline decides)
     --margin SECONDS    stop this long before the deadline (default 0.3)
     --simulations N     cap on deals per decision (default: none)
-    --seed N            seed of its random draws (default 0)
+    --seed N            mixed into the arena's seed of each decision's draws (default 0: none)
     --timing            log each decision's budget, time used and deals, for measurements
 
 Drafting (the professional-draft variant) keeps the SDK's default: the lowest card.
@@ -302,7 +302,7 @@ class MonteCarloBot(Bot):
         budget = min(self.think, (UNKNOWN_DEADLINE if math.isinf(left) else left) - self.margin)
         stop = start + budget
         cap = self.simulations if self.simulations is not None else sys.maxsize
-        rng = random.Random(f"{self.seed}:{view.round}:{view.turn}:{view.seat}:{view.hand}")
+        rng = view.random(self.seed)  # the arena's seed: a game replays, compare's games pair
         draws = view.settings.players * (len(view.hand) + 1)
         totals = [0] * len(options)
         deals = 0
@@ -348,7 +348,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--margin", type=float, default=MARGIN, metavar="SECONDS", help="stop before the deadline"
     )
     parser.add_argument("--simulations", type=int, metavar="N", help="cap on deals per decision")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random draws")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="mixed into the arena's seed of each decision"
+    )
     parser.add_argument("--timing", action="store_true", help="log each decision's timing")
     args, _ = parser.parse_known_args(argv)
     bot = MonteCarloBot(args.think, args.margin, args.simulations, args.seed, args.timing)

@@ -1,13 +1,12 @@
 """The heuristic bot's noisy twin: plays a random card instead of the heuristic's, 30% of the time.
 
 A clearly weaker version of `heuristic_bot.py`, for trying `arena compare` (which should find
-the heuristic better) and for its tests. `--share` sets how often it plays at random. The
-randomness is seeded from what the bot sees, as the random bot's is: the same game plays the
+the heuristic better) and for its tests. `--share` sets how often it plays at random. Its
+randomness is the arena's, as the random bot's is (`view.random()`): the same game plays the
 same way every time.
 """
 
 import argparse
-import random
 
 from heuristic_bot import HeuristicBot  # this file's folder is on the path: python runs it
 
@@ -19,7 +18,7 @@ class NoisyHeuristicBot(HeuristicBot):
         self.share = share
 
     def choose_card(self, view: View) -> int:
-        rng = random.Random(repr(("noisy", view.round, view.turn, view.seat, view.hand, view.rows)))
+        rng = view.random()
         if rng.random() < self.share:
             return rng.choice(view.hand)
         return super().choose_card(view)

@@ -1,27 +1,23 @@
 """Plays a random card and takes a random row.
 
-The randomness is seeded from what the bot sees, so the same game plays the same way every time,
-even with many games at once on one connection.
+Its randomness is the arena's: every request's view carries a seed for the decision's random
+choices, and `view.random()` is a generator seeded from it. So a game plays the same way every
+time it is played again (`arena play --game`), many games at once on one connection stay apart,
+and in `arena compare` this bot draws alike in NEW's game and OLD's game of a deal.
 """
-
-import random
 
 from arena.sdk import Bot, View, run
 
 
-def rng(view: View) -> random.Random:
-    return random.Random(repr((view.round, view.turn, view.seat, view.hand, view.rows)))
-
-
 class RandomBot(Bot):
     def choose_card(self, view: View) -> int:
-        return rng(view).choice(view.hand)
+        return view.random().choice(view.hand)
 
     def choose_row(self, view: View) -> int:
-        return rng(view).randrange(len(view.rows))
+        return view.random().randrange(len(view.rows))
 
     def choose_draft(self, view: View) -> int:
-        return rng(view).choice(view.table)
+        return view.random().choice(view.table)
 
 
 if __name__ == "__main__":

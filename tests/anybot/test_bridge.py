@@ -32,6 +32,7 @@ VIEW = View(  # turn 0 placed 9, 30 and 61; in turn 1, 3 took row 1 for 5, then 
     start_rows=((5,), (25,), (60,), (90,)),
     taken=((25, 30), (), ()),
     names=("alice", "mine", "carol"),
+    seed=2**53 - 1,
 )
 
 
@@ -70,6 +71,7 @@ def test_a_request_line_holds_every_field_under_the_proto_names() -> None:
                 "start_rows": [{"cards": [5]}, {"cards": [25]}, {"cards": [60]}, {"cards": [90]}],
                 "taken": [{"cards": [25, 30]}, {"cards": []}, {"cards": []}],
                 "names": ["alice", "mine", "carol"],
+                "seed": str(2**53 - 1),  # a uint64: a string in the JSON mapping
             },
             "bank_ms": 0,
         }

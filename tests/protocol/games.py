@@ -20,10 +20,11 @@ class PlayedGame:
 def play(settings: Settings, seed: int) -> PlayedGame:
     """Play a whole game dealt from `seed`, every seat at random, keeping each view asked.
 
-    The players are named after the seed and their seat, so that views carry names of their own.
+    The players are named after the seed and their seat, so that views carry names of their own,
+    and every view carries its decision's seed (the game's bot seed is `seed` too).
     """
     names = [f"bot-{seed}-{seat}" for seat in range(settings.players)]
-    game = Game(settings, random.Random(seed), names=names)
+    game = Game(settings, random.Random(seed), names=names, bot_seed=seed)
     seats = [Random(f"{seed}:{seat}") for seat in range(settings.players)]
     asked: list[tuple[Decision, View]] = []
     while (phase := game.phase) is not Phase.OVER:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 
 import pytest
@@ -99,9 +100,25 @@ def test_a_late_view_survives_the_wire_with_its_starting_rows_takes_and_names() 
 def test_the_new_view_fields_keep_their_numbers() -> None:
     """Added in protocol version 1 with numbers of their own: an older bot skips them."""
     numbers = {f.name: f.number for f in pb.View.DESCRIPTOR.fields}
-    assert (numbers["start_rows"], numbers["taken"], numbers["names"]) == (13, 14, 15)
-    older = [n for name, n in numbers.items() if name not in ("start_rows", "taken", "names")]
+    added = ("start_rows", "taken", "names", "seed")
+    assert tuple(numbers[name] for name in added) == (13, 14, 15, 16)
+    older = [n for name, n in numbers.items() if name not in added]
     assert sorted(older) == list(range(1, 13))
+
+
+def test_a_view_carries_its_seed_and_an_older_bot_reads_the_rest() -> None:
+    """The seed survives the wire; a bot built from a copy of the .proto without it (here: the
+    message with field 16 stripped, as such a bot's parser keeps it unread) sees the same view
+    but for the seed, and a view without one sends no bytes for it."""
+    view = play(Settings(4), seed=6).asked[3][1]
+    assert 0 < view.seed < 2**53
+    data = view_to_proto(view).SerializeToString()
+    assert view_from_proto(pb.View.FromString(data)) == view
+    older = pb.View.FromString(data)
+    older.ClearField("seed")
+    assert view_from_proto(older) == dataclasses.replace(view, seed=0)
+    unseeded = dataclasses.replace(view, seed=0)
+    assert len(view_to_proto(unseeded).SerializeToString()) < len(data)
 
 
 def test_a_placement_row_reads_as_an_answer_row_does() -> None:

@@ -43,6 +43,7 @@ def test_a_quick_view_is_a_view() -> None:
         "start_rows": ((1,), (30,), (60,), (90,)),
         "taken": ((), (10, 20), ()),
         "names": ("a", "b", "c"),
+        "seed": 12345,
     }
     quick, plain = make_view(**fields), View(**fields)
     assert type(quick) is View

@@ -114,7 +114,8 @@ class _Game:
 async def _real_game(settings: Settings, seed: int) -> _Game:
     asked: list[tuple[Decision, View]] = []
     players = [_Witness(asked) for _ in range(settings.players)]
-    result = await play_game(settings, players, random.Random(seed))
+    # Seeds for the bot's own random choices, as a tournament's views carry them.
+    result = await play_game(settings, players, random.Random(seed), bot_seed=seed)
     return _Game(settings, result.record, asked)
 
 

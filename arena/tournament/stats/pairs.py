@@ -2,9 +2,11 @@
 
 Pure: no I/O, no clock, no global random state. Every deal is played in every seat rotation
 twice: once with NEW and once with OLD in the candidate's seat, the same field in the other
-seats, the same seed. The two games of a pair differ in the candidate alone, so whatever the
-cards do to a seat cancels in NEW's bullheads minus OLD's, not only the luck of the hands (as the
-duplicate rotations of a tournament cancel it) but the luck of the deal as a whole.
+seats, the same seed, and the same seeds for the bots' own random choices (`GameSpec.bot_seed`:
+a randomized field bot draws alike in both games at every decision, even once they part). The
+two games of a pair differ in the candidate alone, so whatever the cards do to a seat cancels
+in NEW's bullheads minus OLD's, not only the luck of the hands (as the duplicate rotations of a
+tournament cancel it) but the luck of the deal as a whole, and of the field's random choices.
 
 The statistic is per deal: the mean over its rotations of NEW's bullheads minus OLD's in the same
 seat and rotation. Per pair would count the rotations of one deal as independent observations,
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from arena.rules import Settings
 from arena.tournament.errors import ScheduleError
 from arena.tournament.outcome import GameOutcome, GameSpec
-from arena.tournament.schedule import deal_seed, game_id
+from arena.tournament.schedule import bot_seed, deal_seed, game_id
 
 NEW_SEATING = 0
 """The `seating` of NEW's games in the specs (their ids start `t000-`)."""
@@ -63,6 +65,7 @@ def paired_schedule(
         seat = candidate_seat(deal, players)
         deal_key = deal_seed(seed, [SEED_KEY, *names], deal)
         for rotation in range(players):
+            bots = bot_seed(seed, deal_key, rotation)  # the field draws alike in both games
             for seating, candidate in ((NEW_SEATING, new), (OLD_SEATING, old)):
                 seats = (*names[:seat], candidate, *names[seat:])
                 specs.append(
@@ -74,6 +77,7 @@ def paired_schedule(
                         seats,
                         deal_key,
                         settings,
+                        bots,
                     )
                 )
     return specs

@@ -125,7 +125,7 @@ class Cards(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("settings", "seat", "round", "turn", "hand", "rows", "penalties", "totals", "played", "revealed", "table", "hands", "start_rows", "taken", "names")
+    __slots__ = ("settings", "seat", "round", "turn", "hand", "rows", "penalties", "totals", "played", "revealed", "table", "hands", "start_rows", "taken", "names", "seed")
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
@@ -141,6 +141,7 @@ class View(_message.Message):
     START_ROWS_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
     NAMES_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     settings: Settings
     seat: int
     round: int
@@ -156,7 +157,8 @@ class View(_message.Message):
     start_rows: _containers.RepeatedCompositeFieldContainer[Cards]
     taken: _containers.RepeatedCompositeFieldContainer[Cards]
     names: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, settings: _Optional[_Union[Settings, _Mapping]] = ..., seat: _Optional[int] = ..., round: _Optional[int] = ..., turn: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., penalties: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., revealed: _Optional[_Iterable[int]] = ..., table: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., start_rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., taken: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
+    seed: int
+    def __init__(self, settings: _Optional[_Union[Settings, _Mapping]] = ..., seat: _Optional[int] = ..., round: _Optional[int] = ..., turn: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., penalties: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., revealed: _Optional[_Iterable[int]] = ..., table: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., start_rows: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., taken: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., names: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class Request(_message.Message):
     __slots__ = ("request_id", "game_id", "decision", "deadline_ms", "view", "bank_ms")

@@ -12,7 +12,7 @@ matter below.
 Fields added to a message keep protocol version 1, as protobuf's rules for adding fields
 allow: a bot built from an older copy of this file skips them unread, and one built from this
 copy reads them. View.start_rows, View.taken and View.names were added so (numbers 13 to 15),
-and Request.bank_ms (number 6).
+Request.bank_ms (number 6) and View.seed (number 16).
 
 CONNECTING
 The arena is the gRPC server; a bot is a client. The arena starts each bot process with two
