@@ -8,6 +8,9 @@ BOTS, ARGS, `--concurrency 1 --quiet --output DIR`) and copy DIR's replays.jsonl
 standings.json here. Regenerated once since, for issue 15: the replays stayed byte for byte the
 same; the standings rank the disqualified bot last, name the game it was put out in, and carry
 the run's problems. Answer times (issue 14) are kept out of the replays and compared apart.
+Regenerated for issue 26: every stored spec holds its game's `bot_seed`, and the random sample
+bot draws from the seeds the views carry, so its 18 games were played otherwise (the 6 without
+it differ in their `bot_seed` alone).
 """
 
 from __future__ import annotations
