@@ -103,6 +103,7 @@ def table(results: dict[str, Any]) -> str:
     rows.extend(_sealing_rows(results.get("sealing")))
     rows.extend(_fair_rows(results.get("fair")))
     rows.extend(_ladder_rows(results.get("ladder")))
+    rows.extend(_pages_rows(results.get("pages")))
     rows.extend(_convergence_rows(results.get("ladder-convergence")))
     headers = ["measured", "figure", "value", "baseline", "ratio"]
     return tabulate(rows, headers=headers, disable_numparse=True, colalign=_ALIGN)
@@ -263,6 +264,48 @@ def _ladder_rows(found: dict[str, Any] | None) -> list[list[Any]]:
             f"{ratio:.2f}" if ratio is not None else "",
         ],
     ]
+
+
+def _pages_rows(found: dict[str, Any] | None) -> list[list[Any]]:
+    """The ladder's pages and API: each route's p50 and p99 (its ratio the p50's to the static
+    file's) and its server CPU, beside the static file's from the same server; and what
+    recording a set costs with the ladder stored."""
+    if not found:
+        return []
+    stored = f"{found['bots']} bots, {found['sets']:,} sets"
+    routes = {route["route"]: route for route in found["routes"]}
+    base = routes.pop("static file")
+    rows = []
+    for name, route in routes.items():
+        what = f"{name}, {stored}"
+        rows.append(
+            [
+                what,
+                f"p50 / p99 of {route['requests']}",
+                f"{_ms(route['p50_s'])} / {_ms(route['p99_s'])}",
+                f"{_ms(base['p50_s'])} / {_ms(base['p99_s'])} static file",
+                f"{route['p50_over_baseline']:.2f}",
+            ]
+        )
+        rows.append(
+            [
+                what,
+                "server's CPU a request",
+                _ms(route["cpu_median_s"]),
+                f"{_ms(base['cpu_median_s'])} static file",
+                f"{route['cpu_over_baseline']:.2f}",
+            ]
+        )
+    rows.append(
+        [
+            f"record_set, {stored} stored",
+            f"CPU a set, {found['recorded']} sets",
+            _ms(found["record_cpu_per_set_s"]),
+            "",
+            "",
+        ]
+    )
+    return rows
 
 
 def _convergence_rows(found: dict[str, Any] | None) -> list[list[Any]]:

@@ -20,6 +20,9 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
   the recorded answer times are from a bot's own measurement of its think time (`bench.fair`);
 - ladder: the ladder's match loop, as `arena ladder serve` plays: sets per hour, and the
   server's own CPU per set against its games' (`bench.ladder`);
+- pages: the ladder's pages and JSON API with 100 bots and 10,000 sets stored: the leaderboard
+  and a bot's page, as HTML and as JSON, p50 and p99 over 100 requests each and the server's
+  CPU for each, against a static file from the same server (`bench.pages`);
 - ladder-convergence: sets until the ladder's leaderboard finds the true order of eight bots
   (Kendall's tau >= 0.9), with its matchmaking against uniformly random tables, played in
   process (`bench.convergence`).
@@ -110,6 +113,11 @@ class Sizes:
     """...at a table of this many seats (`bench.fair.ACCURACY_TABLE`)."""
     ladder_sets: int = 20
     """Sets of the ladder section's match loop (four sample bots at 4-seat tables)."""
+    pages_bots: int = 100
+    pages_sets: int = 10_000
+    """The ladder the pages section stores (`bench.pages`)..."""
+    pages_requests: int = 100
+    """...and the requests of each route it measures."""
     ladder_convergence: convergence.Sizes = field(default_factory=convergence.Sizes)
     """Runs of the ladder's convergence (`bench.convergence`): seeds, the cap, the hold."""
     at_once: bool = False
@@ -147,6 +155,9 @@ QUICK = Sizes(
     fair_accuracy_games=2,
     fair_accuracy_players=2,
     ladder_sets=3,
+    pages_bots=8,
+    pages_sets=60,
+    pages_requests=5,
     ladder_convergence=convergence.QUICK,
     at_once=True,
 )
@@ -159,6 +170,7 @@ tournaments in its own process: 70 bots, 12 interpreters and 2 clusters (bench/N
 SECTIONS = (
     *("engine", "floor", "e2e", "memory", "cluster", "sealing", "fair"),
     "ladder",
+    "pages",
     "ladder-convergence",
 )
 
@@ -333,6 +345,17 @@ def run_ladder(sizes: Sizes) -> dict[str, Any]:
     return _child("bench.ladder", *args)
 
 
+def run_pages(sizes: Sizes) -> dict[str, Any]:
+    """The ladder's pages and API under a stored ladder (`bench.pages`), in a process of its
+    own, which starts the server in another."""
+    args = [
+        f"--bots={sizes.pages_bots}",
+        f"--sets={sizes.pages_sets}",
+        f"--requests={sizes.pages_requests}",
+    ]
+    return _child("bench.pages", *args)
+
+
 def run_convergence(sizes: Sizes) -> dict[str, Any]:
     """The ladder's convergence: matchmaking against uniform tables (`bench.convergence`), in
     a process of its own, as the timed sections are (its figure is sets, not seconds, but its
@@ -353,6 +376,7 @@ RUNNERS: dict[str, Callable[[Sizes], Any]] = {
     "sealing": run_sealing,
     "fair": run_fair,
     "ladder": run_ladder,
+    "pages": run_pages,
     "ladder-convergence": run_convergence,
 }
 

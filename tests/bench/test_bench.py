@@ -72,6 +72,19 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
     ladder = results["ladder"]
     assert (ladder["sets"], ladder["players"]) == (3, 2) and ladder["sets_per_hour"] > 0
     assert "ladder, 3 sets at 2 seats" in text and "server's CPU per set" in text
+    pages = results["pages"]
+    assert (pages["bots"], pages["sets"], pages["requests"]) == (8, 60, 5)
+    assert [route["route"] for route in pages["routes"]] == [
+        "leaderboard page",
+        "bot page",
+        "leaderboard API",
+        "bot API",
+        "static file",
+    ]
+    assert all(route["p99_s"] >= route["p50_s"] > 0 for route in pages["routes"])
+    assert all(route["cpu_over_baseline"] is not None for route in pages["routes"])
+    assert "bot page, 8 bots, 60 sets" in text and "server's CPU a request" in text
+    assert "record_set, 8 bots, 60 sets stored" in text
     convergence = results["ladder-convergence"]
     assert (convergence["bots"], convergence["seeds"], convergence["cap"]) == (8, 2, 40)
     assert len(convergence["matchmaking"]["sets"]) == len(convergence["uniform"]["sets"]) == 2

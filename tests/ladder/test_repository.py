@@ -9,11 +9,12 @@ import datetime as dt
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, event, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -303,3 +304,35 @@ def test_two_offers_at_once_record_a_set_once(engine: Engine) -> None:
     with Session(engine) as session:
         assert [v.sets for v in session.scalars(select(Version))] == [1, 1]
         assert_stored_equals_replayed(session)
+
+
+def test_a_bots_history_is_read_from_its_versions_not_from_every_set(tmp_path: Path) -> None:
+    """SQLite, without statistics, plans a bot's rating history from the bot's versions through
+    the seats' version index, not by walking every done set (`repository.rating_history`)."""
+    engine = open_database(tmp_path)
+    upgrade(engine)
+    with Session(engine) as session, session.begin():
+        ids = authors_and_versions(session, 3)
+        repo.record_set(session, repo.create_set(session, ids, seed=1).id, [1, 2, 3], [0] * 3, TAU)
+    asked: list[tuple[str, Any]] = []
+
+    def note(conn: object, cursor: object, statement: str, params: Any, *_: object) -> None:
+        asked.append((statement, params))
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        with Session(engine) as session:
+            bot = repo.bot_named(session, "bot1")
+            assert bot is not None
+            asked.clear()
+            assert len(repo.rating_history(session, bot)) == 1
+        (statement, params), *_ = [(s, p) for s, p in asked if "set_seats" in s]
+        with engine.connect() as connection:
+            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", params).all()
+        steps = [row[-1] for row in plan]
+        assert "versions" in steps[0] and "bot_id" in steps[0], steps  # from the bot's versions
+        assert any("ix_set_seats_version_id_set_id" in step for step in steps), steps
+        assert not any("ix_sets_status" in step for step in steps), steps
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+        engine.dispose()

@@ -135,9 +135,11 @@ class Version(Base):
     sigma: Mapped[float]
     sets: Mapped[int] = mapped_column(default=0)
     last_played: Mapped[dt.datetime | None] = mapped_column(UTC, default=None)
-    build_log: Mapped[str] = mapped_column(Text, default="")
-    check_bot: Mapped[str] = mapped_column(Text, default="")
-    """check-bot's lines, JSON Lines."""
+    build_log: Mapped[str] = mapped_column(Text, default="", deferred=True)
+    check_bot: Mapped[str] = mapped_column(Text, default="", deferred=True)
+    """check-bot's lines, JSON Lines. Both logs are read only when used (`deferred`): a build's
+    output may be a megabyte, and the leaderboard, which reads every version it shows, read
+    them all (9 of its 22 ms at 100 bots with 20 kB logs: `bench.pages`)."""
 
     bot: Mapped[Bot] = relationship(back_populates="versions")
 
