@@ -39,9 +39,11 @@ _NAME_CHARS = 22
 SMALLEST_TEXT = 10.0
 """CSS pixels: no chart text is ever rendered smaller, whatever the screen."""
 
-_SMALLEST_FONT = 11.0
-"""The smallest font size the charts' styles (`svg.chart .tick` in report.css) give SVG text, in
-the chart's own units: with `SMALLEST_TEXT` it sets how far a chart may shrink."""
+TICK_FONT, TEXT_FONT = 11, 12
+"""The font sizes of a chart's texts, in its own units: its axes' numbers, and its names and
+values. Written on each text (presentation attributes, which no content security policy
+blocks), so that a chart's sizes are its own, whatever page shows it: the smaller, with
+`SMALLEST_TEXT`, sets how far a chart may shrink."""
 
 _GROWTH = 1.5
 """How much larger than drawn a chart may be shown on a wide screen (its text then 16 px)."""
@@ -105,7 +107,8 @@ def _grid(
     """A chart's vertical grid: a line and a label at each tick, `x` placing them."""
     return [
         f"<line class=grid x1={x(tick):.1f} x2={x(tick):.1f} y1={top - 10} y2={height - 6} />"
-        f"<text class=tick x={x(tick):.1f} y={top - 14} text-anchor=middle>"
+        f"<text class=tick font-size={TICK_FONT} x={x(tick):.1f} y={top - 14} "
+        "text-anchor=middle>"
         f"{_number(tick)}</text>"
         for tick in ticks
     ]
@@ -132,7 +135,7 @@ def svg_open(
     so narrow that its smallest text renders below `SMALLEST_TEXT` (its box then scrolls) nor
     wider than `_GROWTH` times its drawing. Its `width` attribute is that narrowest size, which
     a page without the styles shows."""
-    narrowest = math.ceil(width * SMALLEST_TEXT / _SMALLEST_FONT)
+    narrowest = math.ceil(width * SMALLEST_TEXT / min(TICK_FONT, TEXT_FONT))
     widest = math.ceil(width * _GROWTH)
     shown_height = math.ceil(height * narrowest / width)
     ident = f"id={chart_id} " if chart_id else ""
@@ -153,8 +156,8 @@ def chart_box(svg: str, legend: str = "") -> str:
 def _margins(names: Sequence[str], values: Sequence[str]) -> tuple[float, float]:
     """The room a row chart leaves left of its plot for the names (bold, right-aligned to the
     plot) and right of it for the values (12 px), measured from the labels themselves."""
-    left = max((text_width(name, 12, bold=True) for name in names), default=0.0) + 14
-    right = max((text_width(value, 12) for value in values), default=0.0) + 14
+    left = max((text_width(name, TEXT_FONT, bold=True) for name in names), default=0.0) + 14
+    right = max((text_width(value, TEXT_FONT) for value in values), default=0.0) + 14
     return math.ceil(left), math.ceil(right)
 
 
@@ -195,7 +198,10 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
     for index, (line, name) in enumerate(zip(bots, names, strict=True)):
         y = top + row * index + row / 2
         colour = colours[line.bot]
-        label = f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>{name}</text>"
+        label = (
+            f"<text class=name font-size={TEXT_FONT} font-weight=600 x={left - 10} "
+            f"y={y + 4:.1f} text-anchor=end>{name}</text>"
+        )
         if not line.games:
             parts.append(f"<g><title>{_e(line.bot)}: no game yet</title>{label}</g>")
             continue
@@ -222,7 +228,8 @@ def interval_chart(standings: Standings, colours: Mapping[str, str]) -> str:
             )
         parts.append(
             f"<circle cx={x(line.mean):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
-            f"<text class=value x={x(high) + 8:.1f} y={y + 4:.1f}>{line.mean:.1f}</text></g>"
+            f"<text class=value font-size={TEXT_FONT} x={x(high) + 8:.1f} y={y + 4:.1f}>"
+            f"{line.mean:.1f}</text></g>"
         )
     parts.append("</svg>")
     legend = (
@@ -266,7 +273,8 @@ def distributions(
                 "</rect>"
             )
         axis = "".join(
-            f"<text class=tick x={left + t / (bins * bin_width) * plot_w:.1f} y={height - 5} "
+            f"<text class=tick font-size={TICK_FONT} "
+            f"x={left + t / (bins * bin_width) * plot_w:.1f} y={height - 5} "
             f"text-anchor=middle>{_number(t)}</text>"
             for t in ticks
         )
@@ -279,7 +287,8 @@ def distributions(
             f"<line class=base x1={left} x2={width - 8} y1={top + plot_h} y2={top + plot_h} />"
             f"{''.join(bars)}{axis}"
             f"<line class=mean x1={mean_x:.1f} x2={mean_x:.1f} y1={top - 4} y2={top + plot_h} />"
-            f"<text class=tick x={left - 4} y={top + 8} text-anchor=end>{tallest}</text>"
+            f"<text class=tick font-size={TICK_FONT} x={left - 4} y={top + 8} "
+            f"text-anchor=end>{tallest}</text>"
             "</svg></figure>"
         )
     return f"<div class=dists>{''.join(cards)}</div>"
@@ -388,14 +397,16 @@ def times_chart(standings: Standings, colours: Mapping[str, str]) -> str:
         )
         parts.append(
             f"<g><title>{_e(tip)}</title>"
-            f"<text class=name x={left - 10} y={y + 4:.1f} text-anchor=end>"
+            f"<text class=name font-size={TEXT_FONT} font-weight=600 x={left - 10} "
+            f"y={y + 4:.1f} text-anchor=end>"
             f"{_label(line.bot)}</text>"
             f"<line x1={x(median):.1f} x2={x(p99):.1f} y1={y:.1f} y2={y:.1f} stroke='{colour}' "
             "stroke-width=6 stroke-linecap=round opacity=0.45 />"
             f"<line x1={x(slowest):.1f} x2={x(slowest):.1f} y1={y - 7:.1f} y2={y + 7:.1f} "
             f"stroke='{colour}' stroke-width=2 />"
             f"<circle cx={x(median):.1f} cy={y:.1f} r=6 fill='{colour}' stroke=#222 />"
-            f"<text class=value x={left + _PLOT + 10:.1f} y={y + 4:.1f}>{_e(shown)}</text></g>"
+            f"<text class=value font-size={TEXT_FONT} x={left + _PLOT + 10:.1f} "
+            f"y={y + 4:.1f}>{_e(shown)}</text></g>"
         )
     parts.append("</svg>")
     legend = (
