@@ -88,12 +88,19 @@ def signed_in(session: Session, token: str) -> Author:
     return author
 
 
+KEPT = dt.timedelta(days=1)
+"""How long a session that no longer signs anyone in is kept (for whoever looks into a sign-in),
+before a sign-in forgets it."""
+
+
 def sign_in(session: Session, token: str, at: dt.datetime | None = None) -> tuple[Author, str]:
     """A browser signed in with `token` (`/login`): its author and the new session's id, for
     its cookie alone (the database keeps its sha256); TokenRefused as `signed_in` refuses."""
     author = signed_in(session, token)
+    at = at or repository.now()
+    repository.prune_sessions(session, at - KEPT)
     secret = new_secret()
-    repository.start_session(session, author, digest(secret), expires(at or repository.now()), at)
+    repository.start_session(session, author, digest(secret), expires(at), at)
     return author, secret
 
 

@@ -86,3 +86,24 @@ def test_the_loop_counts_the_workers_up_and_zero_when_the_scheduler_is_silent(
         seen.append(loop.report.workers_up)
     assert seen == [3, 0, 2]
     engine.dispose()
+
+
+def test_the_loop_reports_the_workers_a_set_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unit test of the loop alone: `play_set` is a stand-in that says a worker was lost."""
+    import arena.ladder.loop as loop_module
+    from arena.ladder.match import SetResult
+
+    async def played(*args: object, **kwargs: object) -> SetResult:
+        return SetResult((3, 5), (0, 0), 2, 0.0, lost=("worker-b",))
+
+    monkeypatch.setattr(loop_module, "play_set", played)
+    engine = seed_ladder(tmp_path, {"lowest": "lowest", "highest": "highest"})
+    settings = LadderSettings(players=2)
+    loop = MatchLoop(tmp_path, engine, settings, settings.tournament_config(tmp_path, (), 0))
+    table = loop.next_table()
+    assert table is not None
+    asyncio.run(loop.play(table, asyncio.Event()))
+    assert loop.report.workers_lost == ["worker-b"] and loop.report.played == 1
+    engine.dispose()

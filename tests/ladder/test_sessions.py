@@ -153,3 +153,21 @@ def test_revoking_an_author_ends_every_session_of_theirs(engine: Engine) -> None
         assert authors.session_author(db, kept, at=later) is not None
         ended = db.scalars(select(LoginSession).where(LoginSession.ended_at.is_not(None))).all()
         assert len(ended) == 2
+
+
+def test_a_sign_in_forgets_sessions_ended_or_expired_over_a_day_ago(engine: Engine) -> None:
+    with Session(engine) as db, db.begin():
+        _, token = authors.add_author(db, "ann")
+    with Session(engine) as db, db.begin():
+        old = authors.sign_in(db, token, at=T0)[1]
+        ended = authors.sign_in(db, token, at=T0)[1]
+        authors.sign_out(db, ended, at=T0 + dt.timedelta(hours=1))
+        recent = authors.sign_in(db, token, at=T0 + sessions.LIFETIME)[1]
+        authors.sign_out(db, recent, at=T0 + sessions.LIFETIME + dt.timedelta(hours=1))
+    later = T0 + sessions.LIFETIME + authors.KEPT + dt.timedelta(seconds=1)
+    with Session(engine) as db, db.begin():
+        fresh = authors.sign_in(db, token, at=later)[1]
+    with Session(engine) as db:
+        kept = {row.id_hash for row in db.scalars(select(LoginSession))}
+        assert kept == {sessions.digest(recent), sessions.digest(fresh)}
+        assert sessions.digest(old) not in kept and sessions.digest(ended) not in kept

@@ -25,7 +25,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from arena.ladder.db.models import (
@@ -126,6 +126,22 @@ def start_session(
     session.add(opened)
     session.flush()
     return opened
+
+
+def prune_sessions(session: Session, before: dt.datetime) -> int:
+    """Forget the sessions that expired or were ended before `before`: they sign no one in
+    and would only grow the table. Returns how many."""
+    pruned = session.execute(
+        delete(LoginSession)
+        .where(
+            or_(
+                LoginSession.expires_at < before,
+                LoginSession.ended_at < before,
+            )
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return int(pruned.rowcount)  # type: ignore[attr-defined]  # a CursorResult's
 
 
 def session_by_hash(session: Session, id_hash: str) -> LoginSession | None:
