@@ -12,9 +12,11 @@ autoescaped, and log lines sit in `<pre>`/table cells, never in markup).
 
 from __future__ import annotations
 
+import math
 import time
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from arena.ladder import authors
@@ -51,7 +53,9 @@ WRONG_TOKEN = (
 VETTING = (VersionStatus.RECEIVED, VersionStatus.BUILDING, VersionStatus.CHECKING)
 """A version's statuses while it is vetted: its page reloads itself until it is done."""
 RECENT = 10
-"""Sets of each bot listed on `/me`."""
+"""Sets of each bot listed on `/me`, unless it asks for more (`?sets=N`)."""
+MAX_SETS = 1000
+"""The most sets of each bot `/me` lists."""
 UPLOAD_ROOM = 64 << 10
 """Bytes of a page's upload form beyond its archive: the boundary, the fields, the headers."""
 
@@ -107,13 +111,14 @@ async def login(request: Request, db: Db, ladder: Ladder, found: SignedBrowser) 
     now = time.monotonic()
     wait = ladder.throttle.wait(address, now)
     if wait > 0:
+        seconds = math.ceil(wait)
         page = _login(
             request,
             found.csrf,
-            f"too many wrong tokens from your address: try again in {wait:.0f} s",
+            f"too many wrong tokens from your address: try again in {seconds} s",
             429,
         )
-        page.headers["Retry-After"] = str(max(1, round(wait)))
+        page.headers["Retry-After"] = str(seconds)
         return page
     try:
         _, secret = authors.sign_in(db, text_field(form, "token").strip())
@@ -139,8 +144,14 @@ async def logout(request: Request, db: Db, found: SignedBrowser) -> Response:
 
 
 @router.get("/me", response_class=HTMLResponse)
-def me(request: Request, db: Db, found: SignedBrowser) -> Response:
-    """The author's bots, their versions, and each bot's recent sets."""
+def me(
+    request: Request,
+    db: Db,
+    found: SignedBrowser,
+    sets: Annotated[int, Query(ge=1, le=MAX_SETS)] = RECENT,
+) -> Response:
+    """The author's bots, their versions, and each bot's last `sets` sets (with a link to each
+    one's logs: any game of theirs is a click away)."""
     author = signed_in(found)
     bots = [
         {
@@ -157,12 +168,19 @@ def me(request: Request, db: Db, found: SignedBrowser) -> Response:
                         seat_name(s.version.bot.name, s.version.number) for s in played.seats
                     ],
                 }
-                for played in repository.sets_of(db, bot, RECENT)
+                for played in repository.sets_of(db, bot, sets)
             ],
         }
         for bot in author.bots
     ]
-    return render(request, "me.html", author=author.name, bots=bots, csrf=found.csrf, problem=None)
+    return render(
+        request,
+        "me.html",
+        author=author.name,
+        bots=bots,
+        csrf=found.csrf,
+        more=min(sets * 10, MAX_SETS) if sets < MAX_SETS else None,
+    )
 
 
 @router.get("/me/versions/{version_id}", response_class=HTMLResponse)
