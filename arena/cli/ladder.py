@@ -175,12 +175,16 @@ def author_list(folder: Path, database: str | None) -> None:
 @click.argument("name")
 @DATABASE
 def author_revoke(folder: Path, name: str, database: str | None) -> None:
-    """Refuse an author's token from now on; their bots and versions stay."""
+    """Refuse an author's token from now on and end their sessions; their bots and versions
+    stay."""
     from arena.ladder.db.repository import revoke_author
 
     with ladder_line(folder), ladder_session(folder, database) as session:
         revoke_author(session, name)
-    click.echo(f"the token of {name} is refused from now on; their bots and versions stay")
+    click.echo(
+        f"the token of {name} is refused from now on and their signed-in pages are signed out; "
+        "their bots and versions stay"
+    )
 
 
 @ladder.command()
