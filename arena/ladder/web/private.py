@@ -177,6 +177,7 @@ def me(
         request,
         "me.html",
         author=author.name,
+        organizer=author.organizer,
         bots=bots,
         csrf=found.csrf,
         more=min(sets * 10, MAX_SETS) if sets < MAX_SETS else None,

@@ -162,6 +162,7 @@ def test_another_authors_pages_are_refused_and_a_visitor_is_sent_to_sign_in(
     assert browser.get("/me/sets/999").status_code == 404
     status = browser.get("/status")
     assert status.status_code == 403 and "not an organizer" in status.text
+    assert 'href="/status"' not in browser.get("/me").text
 
 
 def test_an_upload_from_the_page_is_received_and_its_page_shown(app: tuple[Served, Engine]) -> None:
@@ -199,6 +200,7 @@ def test_an_upload_from_the_page_is_received_and_its_page_shown(app: tuple[Serve
 def test_an_organizer_benches_and_restores_from_the_status_page(app: tuple[Served, Engine]) -> None:
     browser = client(app)
     sign_in(browser, "boss")
+    assert 'href="/status"' in browser.get("/me").text  # an organizer's page links to it
     page = browser.get("/status")
     assert page.status_code == 200 and "disk used" in page.text
     csrf = csrf_of(page)
