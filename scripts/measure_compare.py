@@ -21,8 +21,15 @@ random) at 4-player tables against the default field (heuristic, lowest, random)
    design's "every random generator identical"), seeded from its view (the random sample
    bot's way: the same view gives the same card, but the views part as soon as NEW and OLD do),
    or replaced by the highest-card bot (no randomness in the field at all).
+3. The test against the GSPRT alone (the test before the always-valid interval) and against a
+   fixed-size test of the same alpha and beta (the z-test with the deals' deviation known: the
+   fewest deals a fixed size can take), on a pool of `--pool` deals of the noisy twin against
+   itself (one-round and whole games), centred and shifted to each true difference
+   (`arena.tournament.stats.operating`): how often H1 is accepted and the mean deals to a
+   verdict at the edge of H0, at the edge of H1 and at 2, 5, 10 and 30 times the margin,
+   `--runs` / 2 comparisons each. `--test-table` measures this part alone.
 
-Run from the repository's root (about 10 minutes on 2 cores; --quick checks in seconds that it
+Run from the repository's root (about 15 minutes on 2 cores; --quick checks in seconds that it
 runs):
 
     .venv/bin/python scripts/measure_compare.py [--comparisons 200] [--pool 400] [--json]
@@ -39,15 +46,24 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import fmean, variance
 from types import ModuleType
 from typing import Any
 
+from tabulate import tabulate
+
 from arena.players import Highest, Lowest, Random, Strategy
 from arena.rules import Settings, View
 from arena.tournament.simulate import DealResult, Maker, Noisy, play_deal
+from arena.tournament.stats.operating import (
+    Operating,
+    centred,
+    deviation,
+    fixed_size_deals,
+    operate,
+)
 from arena.tournament.stats.sprt import Hypotheses, SequentialTest, SprtState, Verdict, run_test
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -212,6 +228,79 @@ def mean_games(design: Design, runs: int, seed: int) -> tuple[float, float]:
     return games, h1
 
 
+# -- 3. the test against the GSPRT alone and a fixed-size test ----------------------------------
+
+TIMES = (0, 1, 2, 5, 10, 30)
+"""True differences, in margins: the edge of H0, the edge of H1, and clearer improvements."""
+TESTS = {"test": HYPOTHESES, "GSPRT alone": replace(HYPOTHESES, interval_share=0.0)}
+
+
+def operating_cell(task: tuple[str, list[float], float, str, int, int]) -> tuple[Any, ...]:
+    """One length of game, true difference and test: its operating characteristic."""
+    length, pool, times, test, runs, cap = task
+    difference = -times * HYPOTHESES.margin
+    operating = operate(pool, difference, TESTS[test], comparisons=runs, max_deals=cap, seed=3)
+    return length, times, test, operating
+
+
+def test_table(executor: ProcessPoolExecutor, args: argparse.Namespace, say: Any) -> Any:
+    """Part 3: the table of the test, the GSPRT alone and the fixed size, by length of game."""
+    tasks = [("itself", "own stream", rounds, args.pool) for rounds in (1, None)]
+    pools = {
+        "one round" if rounds else "whole games": centred([deal.difference for deal in deals])
+        for _, _, rounds, deals in executor.map(pool_of, tasks)
+    }
+    fixed = {
+        length: fixed_size_deals(deviation(pool), HYPOTHESES) for length, pool in pools.items()
+    }
+    runs = max(args.runs // 2, 1)
+    cells = [
+        (length, pool, times, test, runs, 10 * fixed[length])
+        for length, pool in pools.items()
+        for times in TIMES
+        for test in TESTS
+    ]
+    found: dict[tuple[str, float, str], Operating] = {}
+    for length, times, test, operating in executor.map(operating_cell, cells):
+        found[length, times, test] = operating
+    say(
+        f"3. The test against the GSPRT alone and a fixed size: pools of {args.pool} deals, "
+        f"centred and shifted, {runs} comparisons each (margin 1, alpha = beta = 0.05)"
+    )
+    figures: dict[str, Any] = {}
+    for length, pool in pools.items():
+        say(
+            f"   {length}: deviation {deviation(pool):.1f} a deal, fixed size {fixed[length]} deals"
+        )
+        rows = []
+        for times in TIMES:
+            ours, alone = found[length, times, "test"], found[length, times, "GSPRT alone"]
+            rows.append(
+                [
+                    {0: "0 (edge of H0)", 1: "1 (edge of H1)"}.get(times, f"{times} x margin"),
+                    f"{ours.h1:.1%} +- {ours.standard_error:.1%}",
+                    f"{ours.mean_deals:.1f}",
+                    f"{ours.by_interval:.0%}",
+                    f"{alone.h1:.1%}",
+                    f"{alone.mean_deals:.1f}",
+                    str(fixed[length]),
+                ]
+            )
+            figures[f"{length}/{times}"] = {
+                "test": {
+                    "h1": ours.h1,
+                    "mean_deals": ours.mean_deals,
+                    "by_interval": ours.by_interval,
+                },
+                "gsprt": {"h1": alone.h1, "mean_deals": alone.mean_deals},
+                "fixed_deals": fixed[length],
+            }
+        headers = ["true difference", "H1", "deals", "by interval", "GSPRT: H1", "deals", "fixed"]
+        for line in tabulate(rows, headers, tablefmt="github").splitlines():
+            say(f"   {line}")
+    return figures
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--comparisons", type=int, default=200)
@@ -220,12 +309,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="a few of everything")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--test-table", action="store_true", help="part 3 alone")
     args = parser.parse_args(argv)
     if args.quick:
         args.comparisons, args.pool, args.runs = 4, 20, 50
     say: Callable[[str], None] = (lambda line: None) if args.json else print
     figures: dict[str, Any] = {"settings": vars(args)}
     began = time.monotonic()
+    if args.test_table:
+        with ProcessPoolExecutor(args.processes) as pool:
+            figures["test table"] = test_table(pool, args, say)
+        if args.json:
+            print(json.dumps(figures, indent=2))
+        return
     with ProcessPoolExecutor(args.processes) as pool:
         tasks = [(pair, number) for pair in PAIRS for number in range(args.comparisons)]
         verdicts: dict[str, list[tuple[str, int]]] = {pair: [] for pair in PAIRS}
@@ -287,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     for name, value in shares.items()
                 )
             )
+        figures["test table"] = test_table(pool, args, say)
     figures["seconds"] = time.monotonic() - began
     say(f"{figures['seconds']:.0f} s")
     if args.json:

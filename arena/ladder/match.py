@@ -72,6 +72,10 @@ class SetDesign:
     def nothing_left(self, config: TournamentConfig, planned: int, observer: Observer) -> None:
         """A set whose games are all stored is read as it is: nothing to say."""
 
+    def whole(self, config: TournamentConfig, store: ResultStore, planned: int) -> int:
+        """A set is the games it plans."""
+        return planned
+
 
 @dataclass(frozen=True)
 class SetResult:

@@ -4,8 +4,9 @@ The games are the paired design of `pairs` (every deal in every rotation, once w
 with OLD in the same seat, against the same field with the same seeds), played by the tournament
 runner itself (`run_tournament` with this plan): the same bot processes, limits, sandbox,
 deadlines, fault handling, results database, resume and output files as `arena run`. After each
-game the deals it completes go to the sequential test (`sprt`), deal by deal in schedule order;
-at the first bound reached the run stops, and the games still in progress are abandoned.
+game the deals it completes go to the sequential test (`sprt`: the GSPRT and the always-valid
+interval of `mixture` side by side), deal by deal in schedule order; at the first bound reached
+the run stops, and the games still in progress are abandoned.
 
 Resumable like a tournament: the results database holds every finished game, the comparison's
 bots (by name and fingerprint: a changed bot is refused) and its rules; the same command again
@@ -13,7 +14,13 @@ reads the stored games first, in deal order, and plays on only if the test has n
 test is recomputed from the stored deals each time, so the verdict never depends on how many
 games were in progress when it came, nor on the concurrency; a larger `--max-games` carries an
 undecided comparison on, and other hypotheses (`--margin`, `--alpha`, `--beta`) read the same
-games again.
+games again. A comparison stored by an earlier version of the arena is read the same way, by
+today's test: the games are what is stored, the verdict is recomputed (a clear one may now come
+at an earlier deal).
+
+Its lines and its JSON count alike: `deals` the whole deals the test read, `games` the games of
+those deals (what the verdict took), `stored` the games in the results database (a deal under
+way when the verdict or the interruption came adds some), `played` this run's.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from arena.tournament.runner import QUIET, run_tournament
 from arena.tournament.standings import Standings
 from arena.tournament.stats.pairs import PairedDeals, paired_schedule
 from arena.tournament.stats.sprt import (
+    DecidedBy,
     Hypotheses,
     SequentialTest,
     SprtState,
@@ -212,24 +220,32 @@ class CompareResult:
         return self.state.deals * self.config.games_per_deal
 
     def to_dict(self) -> dict[str, Any]:
-        """What `--json` prints."""
+        """What `--json` prints: the same words as the lines (`deals` read by the test, the
+        `games` in them, the games `stored` and `played`)."""
         state, hypotheses = self.state, self.config.hypotheses
+        ci = state.ci
+        low, high = state.always_valid if state.deals else (None, None)
         return {
             "new": self.config.new.name,
             "old": self.config.old.name,
             "field": sorted(bot.name for bot in self.config.field),
             "verdict": self.verdict.value,
+            "decided_by": state.decided_by.value if state.decided_by else None,
             "games": self.games,
             "deals": state.deals,
             "mean_difference": state.mean if state.deals else None,
-            "ci_low": state.ci[0] if state.ci else None,
-            "ci_high": state.ci[1] if state.ci else None,
+            "ci_low": ci[0] if ci else None,
+            "ci_high": ci[1] if ci else None,
+            "always_valid_low": low,
+            "always_valid_high": high,
+            "always_valid_confidence": state.always_valid_confidence,
             "llr": state.llr,
             "lower_bound": state.lower_bound,
             "upper_bound": state.upper_bound,
             "margin": hypotheses.margin,
             "alpha": hypotheses.alpha,
             "beta": hypotheses.beta,
+            "interval_share": hypotheses.interval_share,
             "max_games": self.config.max_games,
             "played": self.played,
             "stored": self.stored,
@@ -289,6 +305,11 @@ class PairedDesign:
     def nothing_left(self, config: TournamentConfig, planned: int, observer: Observer) -> None:
         """A comparison its stored games decide says so in its verdict, not here."""
 
+    def whole(self, config: TournamentConfig, store: ResultStore, planned: int) -> None:
+        """Not known in advance: the comparison plays until its test decides (the plan holds
+        every deal `max_games` allows, which it seldom needs)."""
+        return None
+
 
 async def run_compare(
     config: CompareConfig,
@@ -316,40 +337,48 @@ async def run_compare(
     )
 
 
+def counted(deals: int, games_per_deal: int) -> str:
+    """The test's count, in the words of every line: `16 deals (128 games)`."""
+    return f"{deals} deal{'' if deals == 1 else 's'} ({deals * games_per_deal} games)"
+
+
 def _undecided(result: CompareResult) -> str:
     """Why no verdict came, and what carries the comparison on: the same command after an
     interruption, a larger --max-games once the cap is reached."""
+    read = counted(result.state.deals, result.config.games_per_deal)
     cap = result.config.max_games
     if result.interrupted:
         return (
-            f"undecided: interrupted after {result.games} games, before a bound or the "
-            f"--max-games {cap} cap was reached; the same command carries the comparison on"
+            f"undecided: interrupted after {read}, before a verdict or the --max-games {cap} "
+            "cap; the same command goes on from there"
         )
     if result.state.deals >= result.config.max_deals:
         return (
-            f"undecided: neither bound was reached in {result.games} games, the most "
-            f"--max-games {cap} allows; a larger --max-games carries the comparison on"
+            f"undecided: no verdict in {read}, the most --max-games {cap} allows; the same "
+            "command with a larger --max-games goes on from there"
         )
-    return f"undecided: neither bound was reached in {result.games} games"
+    return f"undecided: no verdict in {read}"
 
 
 def stored_line(result: CompareResult) -> str:
-    """Where the games are, and how the stored ones add up to the games the test read: a deal
-    counts once all its games are stored, so some may be stored beyond the last one read."""
+    """Where the games are, and how the games stored add up to those of the deals the test read:
+    a deal counts once all its games are stored, so some may be stored beyond the last one."""
     folder = result.config.tournament.output
-    line = f"{result.stored} games in {folder}/"
+    line = f"{result.stored} games stored in {folder}/"
     extra = result.stored - result.games
     if extra <= 0:
         return line
     if result.interrupted:
-        why = "of deals not yet whole: the next run plays the rest of them"
-    else:
-        why = "of deals the verdict did not need: they were under way when it came"
-    return f"{line}: the {result.games} of the {result.state.deals} deals read, and {extra} {why}"
+        why = "of deals not read yet (a deal is read once it and every one before it are whole)"
+    else:  # under way when the verdict came, or stored by an earlier run
+        why = "of later deals, which the verdict did not need"
+    deals = result.state.deals
+    return f"{line}: the {result.games} of the {deals} deals read, and {extra} {why}"
 
 
 def verdict_lines(result: CompareResult) -> list[str]:
-    """The verdict for people: what it means, the mean difference with its interval, the LLR."""
+    """The verdict for people: what it means and which test reached it, the mean difference with
+    its intervals, the LLR."""
     state, h = result.state, result.config.hypotheses
     new, old = result.config.new.name, result.config.old.name
     margin = f"{h.margin:g} bullhead{'' if h.margin == 1 else 's'} a game"
@@ -358,19 +387,41 @@ def verdict_lines(result: CompareResult) -> list[str]:
         Verdict.H0: f"H0: {new} is no better than {old} (it does not take {margin} fewer)",
         Verdict.UNDECIDED: _undecided(result),
     }[result.verdict]
-    lines = [f"verdict {meaning} (alpha {h.alpha:g}, beta {h.beta:g})"]
+    by = {
+        DecidedBy.SPRT: "; reached by the GSPRT",
+        DecidedBy.INTERVAL: "; reached by the always-valid interval",
+        None: "",
+    }[state.decided_by]
+    lines = [f"verdict {meaning} (alpha {h.alpha:g}, beta {h.beta:g}{by})"]
     if state.deals:
-        interval = (
-            f"95% interval {state.ci[0]:+.2f} to {state.ci[1]:+.2f}"
-            if state.ci
-            else "no interval from one deal"
-        )
+        ci = state.ci
+        t = f"95% interval {ci[0]:+.2f} to {ci[1]:+.2f}" if ci else "no interval from one deal"
         lines.append(
             f"mean difference {state.mean:+.2f} bullheads a game, {new} minus {old} "
-            f"(negative: {new} takes fewer; {interval})"
+            f"(negative: {new} takes fewer; {t}, as if the deals had been fixed in advance)"
         )
+        lines.append(always_valid_line(state))
     lines.append(
         f"LLR {state.llr:+.2f}, bounds {state.lower_bound:+.2f} (H0) and "
-        f"{state.upper_bound:+.2f} (H1), after {state.deals} deals: {result.games} games"
+        f"{state.upper_bound:+.2f} (H1), after {counted(state.deals, result.config.games_per_deal)}"
     )
     return lines
+
+
+def always_valid_line(state: SprtState) -> str:
+    """The always-valid interval, and what each of its ends decides."""
+    h = state.hypotheses
+    confidence = f"{state.always_valid_confidence:.0%}, valid at every deal at once"
+    return (
+        f"always-valid interval {always_valid_ends(state)} ({confidence}): H1 once it is below "
+        f"{h.mu0:g}, H0 once above {h.mu1:g}"
+    )
+
+
+def always_valid_ends(state: SprtState, digits: int = 2) -> str:
+    """The always-valid interval's ends, `-12.30 to -3.10`; an end not yet reached is infinite."""
+    low, high = state.always_valid
+    return (
+        f"{'-inf' if low is None else f'{low:+.{digits}f}'} to "
+        f"{'+inf' if high is None else f'{high:+.{digits}f}'}"
+    )

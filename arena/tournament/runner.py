@@ -103,6 +103,12 @@ class Design(Protocol):
         """The run has no game to play: tell the organizer what that means, if anything."""
         ...
 
+    def whole(self, config: TournamentConfig, store: ResultStore, planned: int) -> int | None:
+        """Games in the whole design, stored ones included (the `planned` note the standings
+        and the report show), told the games this run planned; None where no count is known
+        in advance (a comparison plays until its test decides)."""
+        ...
+
 
 class TournamentDesign:
     """The tournament's own design: every seating of the schedule, as many deals as asked."""
@@ -143,6 +149,17 @@ class TournamentDesign:
             f"the tournament is complete: all {planned} games are stored in {config.output}: "
             "add deals with a larger --games, or bots with --bot"
         )
+
+    def whole(self, config: TournamentConfig, store: ResultStore, planned: int) -> int:
+        """What the run planned, but for a gauntlet, which plays the tables of one bot and
+        leaves the others to a later run: every table of the schedule."""
+        if config.gauntlet is None:
+            return planned
+        bots, seats = len(config.bots), config.table_size
+        deals = max(config.deals, store.deals())
+        if config.sample is not None:
+            return max(planned, sample_size(bots, seats, config.sample, deals).games)
+        return max(planned, round_robin_size(bots, seats, deals).games)
 
 
 QUIET = Observer()
@@ -188,7 +205,7 @@ async def run_tournament(
         specs = design.plan(config, store)
         finished = store.finished_ids()
         planned = len(finished | {spec.game_id for spec in specs})
-        whole = _whole(config, store, planned)
+        whole = design.whole(config, store, planned)
         run_note = {"seed": config.seed, "seed_chosen": chosen}
         left_out = [list(pair) for pair in config.left_out]
         store.enter(entries.values(), {PLANNED: whole, LEFT_OUT: left_out, RUN: run_note})
@@ -221,19 +238,8 @@ async def run_tournament(
             replaced,
             games.workers,
             store.notes().get(RUN, {}),
-            whole,
+            planned if whole is None else whole,
         )
-
-
-def _whole(config: TournamentConfig, store: ResultStore, planned: int) -> int:
-    """Games in the whole tournament: what the run planned, but for a gauntlet, which plays the
-    tables of one bot and leaves the others to a later run."""
-    if config.gauntlet is None:
-        return planned
-    bots, seats, deals = len(config.bots), config.table_size, max(config.deals, store.deals())
-    if config.sample is not None:
-        return max(planned, sample_size(bots, seats, config.sample, deals).games)
-    return max(planned, round_robin_size(bots, seats, deals).games)
 
 
 def _taken_back(made: Path | None, output: Path, kind: type[BaseException] | None) -> bool:
