@@ -68,12 +68,19 @@ def seed_ladder(folder: Path, bots: Mapping[str, str | Path], status: str = "pla
             )
             db.add_all([author, bot, version])
             db.flush()
-            copy = LadderFolder(folder).built_version(version.id) / BUILDS / f"{name}-0"
-            copy.mkdir(parents=True)
-            source = sample if isinstance(sample, Path) else SAMPLES / f"{sample}_bot.py"
-            shutil.copy(source, copy / "bot.py")
-            (copy / "bot.toml").write_text('command = "python3 bot.py"\n')
+            lay_out_build(folder, version.id, name, sample)
     return engine
+
+
+def lay_out_build(folder: Path, version: int, name: str, sample: str | Path) -> None:
+    """Version `version`'s built copy of bot `name`: sample bot `sample` (or the bot file it
+    names) where vetting leaves it in the ladder `folder` (`DIR/built/<id>/builds/`), so that
+    a version written into the database can be seated at once."""
+    copy = LadderFolder(folder).built_version(version) / BUILDS / f"{name}-0"
+    copy.mkdir(parents=True)
+    source = sample if isinstance(sample, Path) else SAMPLES / f"{sample}_bot.py"
+    shutil.copy(source, copy / "bot.py")
+    (copy / "bot.toml").write_text('command = "python3 bot.py"\n')
 
 
 async def play(loop: MatchLoop, sets: int) -> None:

@@ -31,11 +31,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.players import FaultKind
-from arena.rules import BULLHEADS, GameRecord
+from arena.rules import GameRecord
 from arena.rules.errors import told
 from arena.spectate import charts
 from arena.spectate.source import GameSource, SpectateError, open_games
-from arena.spectate.viewer import MESSAGE_CHARS, add_logs, compact, script_json
+from arena.spectate.viewer import (
+    MESSAGE_CHARS,
+    add_logs,
+    compact,
+    script_json,
+    viewer_data,
+    viewer_markup,
+)
 from arena.tournament import GameOutcome, Standings, compute_standings
 from arena.tournament.outcome import Disqualification
 from arena.tournament.problems import LeftOut, find_problems
@@ -424,12 +431,7 @@ def build_report(
     add_logs(games, source, ids, bots)
     colours = charts.bot_colours([line.bot for line in standings.bots])
     settings = source.settings()
-    data = {
-        "bots": [line.bot for line in standings.bots],
-        "colours": [colours[line.bot] for line in standings.bots],
-        "bullheads": list(BULLHEADS),
-        "games": games,
-    }
+    data = viewer_data([line.bot for line in standings.bots], colours, games)
     stored = len(tally.notes)
     if len(games) < stored:
         shown = _e(shlex.quote(str(source.shown)))
@@ -456,6 +458,7 @@ def build_report(
         "faults": _problems(source, standings, out) + _faults_section(standings, tally, embedded),
         "notable": _notable(tally, embedded),
         "embedded_note": embedded_note,
+        "viewer": viewer_markup(),
         "data": script_json(data),
     }
     return _fill(_asset("report.html"), parts), stored, len(games)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from importlib.resources import files
 from typing import Any
 
-from arena.rules import Decision
+from arena.rules import BULLHEADS, Decision
 from arena.rules.errors import told
 from arena.server.botlog import ARENA
 from arena.spectate.replay import outcome_marks
@@ -137,6 +138,25 @@ def add_logs(
         game.setdefault("logs", {})[seat] = found
         if more[game_id, bot]:
             game.setdefault("logs_more", {})[seat] = more[game_id, bot]
+
+
+def viewer_data(
+    bots: Sequence[str], colours: Mapping[str, str], games: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """What the viewer's script reads from the page's `#data` element: the bots (the games'
+    seats index them), their colours, each card's bullheads and the compact games."""
+    return {
+        "bots": list(bots),
+        "colours": [colours[bot] for bot in bots],
+        "bullheads": list(BULLHEADS),
+        "games": list(games),
+    }
+
+
+def viewer_markup() -> str:
+    """The viewer's markup (`assets/viewer.html`: its game picker, board and log), for a page
+    that embeds it beside `viewer_data` and `assets/report.js`; it holds no bot's text."""
+    return files("arena.spectate").joinpath("assets", "viewer.html").read_text(encoding="utf-8")
 
 
 def script_json(value: Any) -> str:

@@ -38,8 +38,10 @@ def create_app(served: Served) -> FastAPI:
     app.include_router(pages.router, dependencies=[Depends(browser)])  # the nav's "Me"
     app.include_router(private.router)
     app.include_router(organizer.router)
-    static = StaticFiles(packages=[("arena.ladder.web", "static")])
-    app.mount(STATIC, static, name="static")
+    # The replay viewer's script and styles are the report's own, served as they are.
+    viewer = StaticFiles(packages=[("arena.spectate", "assets")])
+    app.mount(f"{STATIC}/viewer", viewer, name="viewer")
+    app.mount(STATIC, StaticFiles(packages=[("arena.ladder.web", "static")]), name="static")
     app.add_exception_handler(RequestValidationError, _one_line)  # type: ignore[arg-type]
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     return app

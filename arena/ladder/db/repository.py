@@ -25,8 +25,8 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, or_, select, update
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy.orm import Session, aliased, selectinload
 
 from arena.ladder.db.models import (
     Author,
@@ -460,15 +460,80 @@ def rating_history(session: Session, bot: Bot) -> list[tuple[LadderSet, SetSeat]
 
 
 def sets_of(session: Session, bot: Bot | None = None, limit: int = 50) -> list[LadderSet]:
-    """The done sets, the last rated first, with their seats; only `bot`'s with a bot."""
+    """The done sets, the last rated first, with their seats, each seat's version and its bot
+    loaded (three queries in all, not one a seat); only `bot`'s with a bot."""
     query = select(LadderSet).where(LadderSet.status == DONE)
     if bot is not None:
         theirs = select(SetSeat.set_id).join(Version).where(Version.bot_id == bot.id)
         query = query.where(LadderSet.id.in_(theirs))
-    query = query.options(selectinload(LadderSet.seats)).order_by(
+    seats = selectinload(LadderSet.seats)
+    query = query.options(seats.selectinload(SetSeat.version).selectinload(Version.bot)).order_by(
         LadderSet.rated.desc(), LadderSet.id.desc()
     )
     return list(session.scalars(query.limit(limit)))
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """A bot's record against another, over every done set the two played at one table."""
+
+    opponent: str
+    sets: int
+    mean_difference: float
+    """The bot's bullheads minus the opponent's, per set, averaged (negative: the bot did
+    better)."""
+    better: int
+    """Sets in which the bot took fewer bullheads than the opponent."""
+
+
+def head_to_head(session: Session, bot: Bot) -> list[Meeting]:
+    """`bot` against every bot it met (any of their versions), most sets first: one query,
+    summed in the database, however many sets there are. A set is counted once done, when
+    `record_set` wrote its seats' bullheads: the query asks for those rather than the set's
+    status, so that it starts from the bot's own seats (its versions' index) and never reads
+    every done set (SQLite, without statistics, would start from `sets.status`'s index)."""
+    mine, theirs = aliased(SetSeat), aliased(SetSeat)
+    own, other = aliased(Version), aliased(Version)
+    difference = mine.bullheads - theirs.bullheads
+    rows = session.execute(
+        select(
+            Bot.name,
+            func.count(),
+            func.avg(difference),
+            func.sum(case((difference < 0, 1), else_=0)),
+        )
+        .select_from(mine)
+        .join(own, own.id == mine.version_id)
+        .join(theirs, theirs.set_id == mine.set_id)
+        .join(other, other.id == theirs.version_id)
+        .join(Bot, Bot.id == other.bot_id)
+        .where(
+            own.bot_id == bot.id,
+            other.bot_id != bot.id,
+            mine.bullheads.is_not(None),
+            theirs.bullheads.is_not(None),
+        )
+        .group_by(Bot.name)
+        .order_by(func.count().desc(), Bot.name)
+    )
+    return [
+        Meeting(name, int(sets), float(mean or 0.0), int(better or 0))
+        for name, sets, mean, better in rows
+    ]
+
+
+def leaderboard_stamp(session: Session) -> str:
+    """What changes whenever the leaderboard may: the last set rated, and each status's count
+    and sum of version ids (a version moving between statuses changes both sums). Two small
+    queries, for the live leaderboard to ask often and the page to be rendered only when it
+    changed."""
+    rated = session.scalar(select(func.max(LadderSet.rated))) or 0
+    counts = session.execute(
+        select(Version.status, func.count(), func.sum(Version.id))
+        .group_by(Version.status)
+        .order_by(Version.status)
+    )
+    return f"{rated}:" + ",".join(f"{status}={count}/{ids}" for status, count, ids in counts)
 
 
 def count_sets(session: Session, status: str, since: dt.datetime | None = None) -> int:

@@ -4,6 +4,7 @@ over a real SQLite database; the browser tests are `test_browser.py`)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,43 @@ def test_a_missing_bot_or_set_is_a_page_saying_so(client: TestClient) -> None:
     assert missing.status_code == 404
     assert "&lt;script&gt;" in missing.text and "<script>" not in missing.text
     assert client.get("/sets/99").status_code == 404
+
+
+def test_the_finals_table_shows_once_there_is_one(client: TestClient, tmp_path: Path) -> None:
+    assert 'id="finals"' not in client.get("/").text
+    (tmp_path / "finals").mkdir()
+    golden = Path(__file__).parents[2] / "golden" / "standings.json"
+    (tmp_path / "finals" / "standings.json").write_text(golden.read_text())
+    first = json.loads(golden.read_text())["standings"][0]
+    board = client.get("/").text
+    assert 'id="finals"' in board and f"/bots/{first['bot']}" in board
+    assert f"{first['mean']:.2f}" in board
+
+
+def test_the_rows_answer_304_until_a_set_is_rated(client: TestClient) -> None:
+    engine = client.app.state.served.engine  # type: ignore[attr-defined]
+    first = client.get("/leaderboard/rows")
+    stamp = first.headers["etag"]
+    assert client.get("/leaderboard/rows", headers={"If-None-Match": stamp}).status_code == 304
+    with Session(engine) as db, db.begin():
+        played = repository.create_set(db, [2, 1], 6)
+        assert record_set(db, played.id, SetResult((4, 2), (0, 0), 2, 0.0), SETTINGS)
+    again = client.get("/leaderboard/rows", headers={"If-None-Match": stamp})
+    assert again.status_code == 200 and again.headers["etag"] != stamp
+    assert again.text.count("<tr") == 2
+
+
+def test_head_to_head_sums_each_opponent_in_one_query(client: TestClient) -> None:
+    engine = client.app.state.served.engine  # type: ignore[attr-defined]
+    with Session(engine) as db, db.begin():
+        played = repository.create_set(db, [2, 1], 6)
+        assert record_set(db, played.id, SetResult((4, 2), (0, 0), 2, 0.0), SETTINGS)
+    with Session(engine) as db:
+        lowest = repository.bot_named(db, "lowest")
+        assert lowest is not None
+        (met,) = repository.head_to_head(db, lowest)
+    # Set 1: lowest 3, highest 9 (-6); set 2: lowest 2, highest 4 (-2).
+    assert (met.opponent, met.sets, met.better) == ("highest", 2, 2)
+    assert met.mean_difference == pytest.approx(-4.0)
+    page = client.get("/bots/lowest").text
+    assert 'id="head-to-head"' in page and "-4.0" in page
