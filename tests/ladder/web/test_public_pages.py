@@ -134,6 +134,7 @@ def test_a_set_page_shows_its_table_and_its_replay_plays(ladder: PagesLadder, pa
     )
     assert page.locator("#rows .table-row").count() == 4
     assert page.locator("#revealed .reveal").count() == ladder.settings.players
+    assert not page.locator("#log").is_visible()  # a bot's log is its author's (/me)
 
 
 def hostile_pages(ladder: PagesLadder) -> dict[str, int]:
