@@ -17,10 +17,13 @@ random) at 4-player tables against the default field (heuristic, lowest, random)
    those variances is the paired design's share of the unpaired games; the script also runs
    the sequential test on each design's statistic (drawn from its pool) and compares the mean
    games to a verdict. Measured with one-round and whole games, and with the field's random bot
-   drawing from a stream of its own per game (identical in NEW's and OLD's game: the paired
-   design's "every random generator identical"), seeded from its view (the random sample
-   bot's way: the same view gives the same card, but the views part as soon as NEW and OLD do),
-   or replaced by the highest-card bot (no randomness in the field at all).
+   drawing from the seeds the arena sends (`View.random`: the random sample bot as it is; NEW's
+   and OLD's game give a seat the same seed at the same decision, even once they part), from a
+   stream of its own per game (identical in NEW's and OLD's game, but a row choice in one game
+   and not the other shifts it), seeded from its view (the random sample bot before the arena
+   sent seeds: the same view gives the same card, but the views part as soon as NEW and OLD
+   do), or replaced by the highest-card bot (no randomness in the field at all). Each share by
+   the variance comes with a 95% bootstrap interval (each design's deals resampled apart).
 3. The test against the GSPRT alone (the test before the always-valid interval) and against a
    fixed-size test of the same alpha and beta (the z-test with the deals' deviation known: the
    fewest deals a fixed size can take), on a pool of `--pool` deals of the noisy twin against
@@ -93,8 +96,8 @@ class Heuristic(Strategy):
         return card
 
 
-class ViewSeeded(Strategy):
-    """The random sample bot in-process: each choice seeded from what it sees."""
+class SharedSeeds(Strategy):
+    """The random sample bot in-process: each choice drawn from the view's seed."""
 
     def choose_card(self, view: View) -> int:
         card: int = _RANDOM.choose_card(view)
@@ -103,6 +106,20 @@ class ViewSeeded(Strategy):
     def choose_row(self, view: View) -> int:
         row: int = _RANDOM.choose_row(view)
         return row
+
+
+class ViewSeeded(Strategy):
+    """The random sample bot as it was before the arena sent seeds: each choice seeded from what
+    it sees."""
+
+    def _rng(self, view: View) -> random.Random:
+        return random.Random(repr((view.round, view.turn, view.seat, view.hand, view.rows)))
+
+    def choose_card(self, view: View) -> int:
+        return self._rng(view).choice(view.hand)
+
+    def choose_row(self, view: View) -> int:
+        return self._rng(view).randrange(len(view.rows))
 
 
 def heuristic(seed: str) -> Strategy:
@@ -117,6 +134,10 @@ def view_seeded(seed: str) -> Strategy:
     return ViewSeeded()
 
 
+def shared_seeds(seed: str) -> Strategy:
+    return SharedSeeds()
+
+
 def highest(seed: str) -> Strategy:
     return Highest()
 
@@ -126,12 +147,14 @@ def noisy(salt: str) -> Maker:
 
 
 FIELDS: dict[str, tuple[Maker, ...]] = {
+    "shared seeds": (heuristic, lowest, shared_seeds),
     "own stream": (heuristic, lowest, Random),
     "view-seeded": (heuristic, lowest, view_seeded),
     "none": (heuristic, lowest, highest),
 }
-"""The field's third seat: the random bot with a stream of its own per game, the random bot
-seeded from its view, or no random bot at all (the highest card)."""
+"""The field's third seat: the random sample bot (drawing from the arena's seeds), the random
+bot with a stream of its own per game, the random bot seeded from its view, or no random bot at
+all (the highest card)."""
 PAIRS: dict[str, tuple[Maker, Maker]] = {
     "itself": (noisy("new:"), noisy("old:")),
     "twin": (heuristic, noisy("")),
@@ -301,6 +324,76 @@ def test_table(executor: ProcessPoolExecutor, args: argparse.Namespace, say: Any
     return figures
 
 
+RESAMPLES = 400
+"""Bootstrap resamples of each share's interval."""
+
+
+def share_interval(paired: Design, unpaired: Design, seed: int) -> tuple[float, float]:
+    """A 95% bootstrap interval of the paired design's share of `unpaired`'s games (by the
+    variance per game): each design's observations resampled apart, as they are apart."""
+    rng = random.Random(seed)
+    shares = sorted(
+        variance(rng.choices(paired.observations, k=len(paired.observations)))
+        * paired.games
+        / (
+            variance(rng.choices(unpaired.observations, k=len(unpaired.observations)))
+            * unpaired.games
+        )
+        for _ in range(RESAMPLES)
+    )
+    return shares[int(0.025 * RESAMPLES)], shares[int(0.975 * RESAMPLES) - 1]
+
+
+def measure_designs(
+    executor: ProcessPoolExecutor,
+    args: argparse.Namespace,
+    say: Callable[[str], None],
+    figures: dict[str, Any],
+) -> None:
+    """Part 2: the paired design's share of the unpaired designs' games, for every pair, field
+    and game length, into `figures` (`design/PAIR/FIELD/LENGTH`) and a line each."""
+    say(f"2. The design: pools of {args.pool} deals, {args.runs} tests drawn from each")
+    pools = [
+        (pair, field, rounds, args.pool)
+        for rounds in (1, None)
+        for field in FIELDS
+        for pair in PAIRS
+    ]
+    for pair, field, rounds, deals in executor.map(pool_of, pools):
+        length = "one round" if rounds else "whole games"
+        by_design = designs(deals, 4, symmetric=pair == "itself")
+        per_game = {
+            name: variance(design.observations) * design.games for name, design in by_design.items()
+        }
+        tested = {name: mean_games(design, args.runs, 1) for name, design in by_design.items()}
+        entry: dict[str, Any] = {}
+        for name in by_design:
+            entry[name] = {
+                "variance_per_game": per_game[name],
+                "mean_games": tested[name][0],
+                "h1": tested[name][1],
+            }
+        entry["paired share of unpaired games"] = {
+            name: {
+                "by variance": per_game["paired"] / per_game[name],
+                "interval": share_interval(by_design["paired"], by_design[name], 1),
+                "by the test": tested["paired"][0] / tested[name][0],
+            }
+            for name in by_design
+            if name != "paired"
+        }
+        figures[f"design/{pair}/{field}/{length}"] = entry
+        shares = entry["paired share of unpaired games"]
+        say(
+            f"   {pair:>6}, random bot {field:>12}, {length:>11}: paired needs "
+            + "; ".join(
+                f"{value['by variance']:.0%} ({value['interval'][0]:.0%}-"
+                f"{value['interval'][1]:.0%}; test: {value['by the test']:.0%}) of {name}"
+                for name, value in shares.items()
+            )
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--comparisons", type=int, default=200)
@@ -344,45 +437,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"   {pair:>6}: H1 in {share:6.1%} (+-{error:.1%}, {what}), mean games to a "
                 f"verdict {average:6.0f}, undecided {undecided}"
             )
-        say(f"2. The design: pools of {args.pool} deals, {args.runs} tests drawn from each")
-        pools = [
-            (pair, field, rounds, args.pool)
-            for rounds in (1, None)
-            for field in FIELDS
-            for pair in PAIRS
-        ]
-        for pair, field, rounds, deals in pool.map(pool_of, pools):
-            length = "one round" if rounds else "whole games"
-            by_design = designs(deals, 4, symmetric=pair == "itself")
-            per_game = {
-                name: variance(design.observations) * design.games
-                for name, design in by_design.items()
-            }
-            tested = {name: mean_games(design, args.runs, 1) for name, design in by_design.items()}
-            entry: dict[str, Any] = {}
-            for name in by_design:
-                entry[name] = {
-                    "variance_per_game": per_game[name],
-                    "mean_games": tested[name][0],
-                    "h1": tested[name][1],
-                }
-            entry["paired share of unpaired games"] = {
-                name: {
-                    "by variance": per_game["paired"] / per_game[name],
-                    "by the test": tested["paired"][0] / tested[name][0],
-                }
-                for name in by_design
-                if name != "paired"
-            }
-            figures[f"design/{pair}/{field}/{length}"] = entry
-            shares = entry["paired share of unpaired games"]
-            say(
-                f"   {pair:>6}, random bot {field:>11}, {length:>11}: paired needs "
-                + "; ".join(
-                    f"{value['by variance']:.0%} (test: {value['by the test']:.0%}) of {name}"
-                    for name, value in shares.items()
-                )
-            )
+        measure_designs(pool, args, say, figures)
         figures["test table"] = test_table(pool, args, say)
     figures["seconds"] = time.monotonic() - began
     say(f"{figures['seconds']:.0f} s")

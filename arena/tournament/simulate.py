@@ -5,7 +5,10 @@ Pure: games through `play_local`, no I/O, no clock. The games are those `arena c
 place of bot processes, so thousands of comparisons take seconds rather than hours. Each game's
 strategies are made afresh from a seed that depends only on the deal, the rotation and the seat:
 NEW's game and OLD's game of one deal and rotation give every seat (the field's and the
-candidate's) the same random generator, as the issue's paired design asks.
+candidate's) the same random generator, as the issue's paired design asks. They also share their
+bot seed (`schedule.bot_seed`), so that every view carries the seed `arena compare` sends at
+that decision: a strategy that draws from `View.random`, as the random sample bot does, draws as
+it would there.
 
 `Noisy` is the "clearly weaker twin" the checks use: a strategy that plays some of its cards at
 random.
@@ -20,6 +23,7 @@ from statistics import fmean
 
 from arena.players import Strategy, play_local
 from arena.rules import Settings, View
+from arena.tournament.schedule import bot_seed
 from arena.tournament.stats.pairs import candidate_seat
 
 Maker = Callable[[str], Strategy]
@@ -79,9 +83,10 @@ def play_deal(
         raise ValueError(f"{players} seats need {players - 1} field strategies, not {len(field)}")
     results: dict[str, list[int]] = {"new": [], "old": []}
     for rotation in range(players):
+        bots = bot_seed(seed, seed, rotation)  # as a comparison of tournament seed `seed`
         for name, candidate in (("new", new), ("old", old)):
             makers = [*field[:seat], candidate, *field[seat:]]
             strategies = [make(f"{seed}:{rotation}:{index}") for index, make in enumerate(makers)]
-            result = play_local(settings, strategies, random.Random(seed), rotation)
+            result = play_local(settings, strategies, random.Random(seed), rotation, bot_seed=bots)
             results[name].append(result.record.totals[seat])
     return DealResult(tuple(results["new"]), tuple(results["old"]))
