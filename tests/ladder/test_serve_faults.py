@@ -17,7 +17,9 @@ from tests.ladder.test_serve import sets_played, stored, version_id
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 SAMPLES = {"alice": "heuristic", "bob": "highest", "carol": "lowest"}
-OPTIONS = ("--reuse-processes", "--seed", "7", "--concurrency", "2")
+OPTIONS = ("--reuse-processes", "--seed", "7", "--concurrency", "1")
+"""A set's games one at a time: each bot starts once a set, not once per game at once (a
+start-up costs more CPU than a one-round game)."""
 
 
 def test_a_version_whose_built_folder_is_gone_is_benched_and_the_others_play_on(

@@ -28,6 +28,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 SAMPLES = {"alice": "heuristic", "bob": "highest", "carol": "random"}
 SETS = 6
+OPTIONS = ("--reuse-processes", "--seed", "5", "--concurrency", "1")
+"""A set's games one at a time: each bot starts once a set, not once per game at once."""
 
 
 @pytest.fixture
@@ -46,7 +48,7 @@ def test_a_ladder_served_on_postgresql_plays_rates_and_rerates(tmp_path: Path, u
     folder = tmp_path / "contest"
     make_ladder(folder, database=url, players=2, placement_sets=2)
     tokens = {name: add_author(folder, name, url) for name in SAMPLES}
-    with serving(folder, "--database", url, "--reuse-processes", "--seed", "5") as served:
+    with serving(folder, "--database", url, *OPTIONS) as served:
         for author, sample in SAMPLES.items():
             done = submit(bot_folder(tmp_path / "bots", sample), served.url, sample, tokens[author])
             assert done.returncode == 0, done.stdout + done.stderr

@@ -62,8 +62,8 @@ def test_two_local_workers_play_and_rate_the_sets_as_this_machine_does(
     sets = stored_sets(folder)
     assert len(sets) >= SETS
     template = replace(
-        settings.tournament_config(tmp_path / "again", (), 0), reuse_processes=True, concurrency=2
-    )
+        settings.tournament_config(tmp_path / "again", (), 0), reuse_processes=True, concurrency=1
+    )  # one game at a time: each bot starts once a set, not once per game at once
 
     async def again(seed: int, seats: list[tuple[int, str, int, int]], at: Path) -> list[int]:
         bots = [version_bot(folder, v, seat_name(bot, n)) for v, bot, n, _ in seats]
