@@ -15,7 +15,10 @@ here plays in a set:
 3. **Validation sets** (`validation_games` of them, one by default): the version entered under
    `players` names (`NAME.1`, `NAME.2`, ...) at one table, one deal played in every seat
    rotation with the ladder's rules, through `match.play_set`, the very code a ladder's sets
-   are played by. Each must finish with no fault.
+   are played by. Each must finish with no fault. A copy's process plays several rotations
+   (`reuse_processes`): what it could remember of a hand from one rotation to the next helps it
+   against nobody but itself, and the set's start-ups, most of its CPU, fall from `players`
+   squared to `players` times the games at once.
 
 The first step that fails ends the vetting: the version is `error`, and `Vetted` keeps the build
 log, check-bot's lines and one line of reason (a person's: the first failed check and what the
@@ -127,9 +130,10 @@ async def vet(
         )
         return Vetted("error", _read(log), lines, _short(reason))
     seats = [replace(bot, name=f"{bot.name}.{n + 1}") for n in range(settings.players)]
+    reusing = replace(template, reuse_processes=True)  # copies of itself: see the module's note
     for number in range(1, settings.validation_games + 1):
         validation = folder / VALIDATION / str(number)
-        result = await play_set(template, validation, seats, seed + number - 1, venue=venue)
+        result = await play_set(reusing, validation, seats, seed + number - 1, venue=venue)
         if result is None:
             return Vetted(
                 "error",
