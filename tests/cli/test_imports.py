@@ -1,6 +1,7 @@
 """Commands that need no gRPC do not load it: `import arena.cli`, `arena --help`, `arena replay`,
-`arena report` and `arena play` with built-in strategies. Each runs in a fresh interpreter, which
-then names every module it loaded."""
+`arena report` and `arena play` with built-in strategies; and `arena submit`, an author's
+command, loads no Dask. Each runs in a fresh interpreter, which then names every module it
+loaded."""
 
 from __future__ import annotations
 
@@ -91,3 +92,16 @@ DASK = ("dask", "distributed")
 def test_the_cli_loads_no_dask_unless_it_runs_on_a_cluster() -> None:
     for modules in (loaded(), loaded("--help"), loaded("run", "--help")):
         assert [name for name in modules if name.startswith(DASK)] == []
+
+
+def test_submit_loads_no_dask() -> None:
+    """`arena submit` packs the bot as the cluster's shipping does, without the cluster: Dask
+    alone would cost it about a second of CPU."""
+    code = "import json, sys, arena.cli.submit, arena.ladder.client\n"
+    code += "print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    modules: list[str] = json.loads(done.stdout)
+    assert "arena.tournament.cluster.shipping" in modules
+    assert [name for name in modules if name.startswith(("dask", "distributed"))] == []

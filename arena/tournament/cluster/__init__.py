@@ -35,16 +35,22 @@ referees), each worker's side (`worker.py`: the run's plugin and its arena), and
 archives that travel between them (`shipping.py`).
 """
 
-from arena.tournament.cluster.executor import DaskExecutor
-from arena.tournament.cluster.organizer import (
-    Cluster,
-    ClusterError,
-    ClusterForRun,
-    WorkerGone,
-    open_cluster,
-    security,
-    split_cores,
-)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.tournament.cluster.executor import DaskExecutor
+    from arena.tournament.cluster.organizer import (
+        Cluster,
+        ClusterError,
+        ClusterForRun,
+        WorkerGone,
+        open_cluster,
+        security,
+        split_cores,
+    )
 
 __all__ = [
     "Cluster",
@@ -56,3 +62,12 @@ __all__ = [
     "security",
     "split_cores",
 ]
+_HOME = {name: "organizer" for name in __all__} | {"DaskExecutor": "executor"}
+"""Each name's module. They load Dask (about a second of CPU), so they are imported when first
+asked for (PEP 562): `arena submit` packs a bot with `shipping` alone, and never loads Dask."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
