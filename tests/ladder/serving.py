@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from arena.ladder.settings import SETTINGS_FILE, LadderSettings, read_settings, write_settings
+from arena.server.isolation.procfs import processes
 
 ARENA = (sys.executable, "-m", "arena.cli")
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
@@ -175,3 +176,19 @@ def processes_in(folder: Path) -> list[int]:
             if Path(os.readlink(entry / "cwd")).is_relative_to(folder):
                 found.append(int(entry.name))
     return found
+
+
+def lasting_zombies(pid: int, patience: float = 10.0) -> set[int]:
+    """The dead children of process `pid` that are still unreaped after `patience` seconds: a
+    leak, which over a ladder's weeks fills the process table (a bot's processes that died just
+    now are reaped within moments)."""
+
+    def dead() -> set[int]:
+        return {p.pid for p in processes() if p.ppid == pid and not p.alive}
+
+    lasting = dead()
+    until = time.monotonic() + patience
+    while lasting and time.monotonic() < until:
+        time.sleep(0.5)
+        lasting &= dead()
+    return lasting

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.ladder.serving import add_author, bot_folder, make_ladder, processes_in, serving, submit
+from tests.ladder.serving import (
+    add_author,
+    bot_folder,
+    lasting_zombies,
+    make_ladder,
+    processes_in,
+    serving,
+    submit,
+)
 from tests.ladder.test_serve import sets_played, stored, version_id
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
@@ -60,6 +68,7 @@ def test_a_version_whose_built_folder_is_gone_is_benched_and_the_others_play_on(
             return any((folder / "sets" / str(s) / "results.sqlite").is_file() for s in running)
 
         served.wait_for("a set under way with a game stored", mid_set)
+        assert lasting_zombies(served.process.pid) == set()  # every bot's process reaped
         assert served.stop() == 0  # mid-set: its games stopped, the set abandoned
     assert all(status != "running" for _, status, _ in stored(folder))
     log = (tmp_path / "contest-serve.log").read_text()

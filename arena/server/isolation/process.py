@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import resource
 import signal
@@ -28,7 +27,7 @@ from typing import BinaryIO
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.isolation import rlimit
 from arena.server.isolation.cgroups import BotCgroup, CgroupLimits, RunCgroups
-from arena.server.isolation.procfs import environment, processes
+from arena.server.isolation.orphans import adopt_orphans, kill_escaped, reap_adopted_soon
 from arena.server.isolation.sandbox import Sandbox, Seal
 from arena.server.options import PIDS
 
@@ -181,7 +180,7 @@ class BotProcess:
         Raises OSError when the command cannot be started (not found, not executable, no cgroup
         to be had).
         """
-        _adopt_orphans()
+        adopt_orphans()
         cgroup = cgroups.child(limits.cgroup_limits()) if cgroups is not None else None
         if cgroup is not None and cpus is not None:
             with contextlib.suppress(OSError):  # unpinned, it only loses its fairness
@@ -282,7 +281,9 @@ class BotProcess:
         # certain to be the bot's only now, before the system may hand the number out again.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
+        left: set[int] = set()
         if self._cgroup is not None:  # everything it started, whatever it did
+            left = self._cgroup.members()
             await self._cgroup.kill()
             self._cgroup.remove()
             if self._cgroups is not None:
@@ -294,33 +295,7 @@ class BotProcess:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pump, 5.0)
             await asyncio.wait_for(self._process.wait(), 5.0)  # let asyncio finish with it
-
-
-_PR_SET_CHILD_SUBREAPER = 36
-
-
-def _adopt_orphans() -> None:
-    """Make this process the subreaper of its descendants (Linux): a bot's child that leaves
-    the bot's process group (setsid) and is orphaned becomes our child, not init's, so
-    `kill_escaped` can still find and stop it."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-def kill_escaped(token: str) -> None:
-    """Kill and reap our children that carry this bot's token: processes the bot started that
-    escaped its process group and were orphaned to us. The token in their environment (which a
-    bot's children inherit) tells them from any other child of the arena."""
-    if not token:
-        return
-    mark = f"{TOKEN_VARIABLE}={token}".encode()
-    me = os.getpid()
-    for child in processes():
-        if child.ppid != me or mark not in environment(child.pid):
-            continue
-        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to reap
-            os.kill(child.pid, signal.SIGKILL)
-            os.waitpid(child.pid, 0)
+        await reap_adopted_soon(self._process.pid, left)
 
 
 async def _copy_capped(

@@ -53,6 +53,20 @@ def processes() -> Iterator[ProcessInfo]:
             yield info
 
 
+def namespace_depth(pid: int) -> int:
+    """How many pid namespaces deep `pid` lives, counted from the one /proc shows (1 there, 2
+    for the first process of a sandbox's own namespace); 0 when it is gone or unreadable. A
+    zombie still has it: the kernel keeps a dead process's ids until it is reaped."""
+    try:
+        status = (PROC / str(pid) / "status").read_text()
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("NSpid:"):
+            return len(line.split()) - 1
+    return 1  # a kernel too old to say has no nested namespaces to tell apart
+
+
 def environment(pid: int) -> list[bytes]:
     """The environment `pid` was started with, as `NAME=value` entries; empty if unreadable."""
     try:

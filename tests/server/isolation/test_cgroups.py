@@ -21,6 +21,7 @@ from arena.server.isolation.cgroups import (
     CgroupLimits,
     RunCgroups,
 )
+from arena.server.isolation.orphans import reap_adopted_soon
 from arena.server.isolation.process import Limits
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
@@ -71,6 +72,7 @@ async def hide_and_kill(cgroups: RunCgroups) -> tuple[int, set[int], set[int]]:
     await cgroup.kill()
     left = cgroup.members()
     await process.wait()
+    await reap_adopted_soon(process.pid, members)  # the hidden children were orphaned to us
     cgroup.remove()
     await cgroups.close()
     return process.pid, members, left
@@ -117,9 +119,11 @@ def test_a_fork_bomb_stops_at_its_pids_limit() -> None:
         )
         await asyncio.sleep(1.0)
         most = len(cgroup.members())
+        members = cgroup.members()
         await cgroup.kill()
         left = cgroup.members()
         await process.wait()
+        await reap_adopted_soon(process.pid, members)
         cgroup.remove()
         await cgroups.close()
         return most, left

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.server.isolation.cgroups import CgroupError, RunCgroups
 from arena.server.isolation.process import BotProcess, Limits
+from arena.server.isolation.procfs import processes
 from arena.server.isolation.sandbox import (
     HOME,
     SCRATCH_BYTES,
@@ -173,3 +175,56 @@ def test_a_sealed_process_sees_only_what_its_seal_allows(tmp_path: Path) -> None
     assert facts["hidden"] is False
     assert facts["net"] != "connected"
     assert facts["home_bytes"] == SCRATCH_BYTES
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("no_leftover_processes")
+@pytest.mark.parametrize("in_cgroup", [False, True], ids=["no-cgroup", "cgroup"])
+def test_a_sealed_bot_stopped_mid_run_leaves_no_zombie(tmp_path: Path, in_cgroup: bool) -> None:
+    """bwrap's inner half leads a session of its own and outlives its outer half for a moment:
+    orphaned to the arena (their subreaper), it must be reaped there, or a ladder that runs for
+    weeks fills the process table with the dead. The bot's own child dies with it."""
+    try:
+        found = asyncio.run(find_sandbox())
+    except NoSandbox as why:
+        pytest.skip(f"this machine cannot seal: {why}")
+    script = (
+        "import subprocess, sys, time; "
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        "print('up', flush=True); time.sleep(60)"
+    )
+
+    async def scenario() -> int:
+        cgroups = RunCgroups.create() if in_cgroup else None
+        log = tmp_path / "bot.log"
+        try:
+            process = await BotProcess.start(
+                [sys.executable, "-c", script],
+                {"PATH": os.environ["PATH"]},
+                tmp_path,
+                log,
+                1 << 20,
+                Limits(),
+                sandbox=found,
+                seal=Seal(61000),
+                cgroups=cgroups,
+            )
+            try:
+                while not log.exists() or "up" not in log.read_text():
+                    await asyncio.sleep(0.02)
+            finally:
+                await process.stop(grace=0.2)
+        finally:
+            if cgroups is not None:
+                await cgroups.close()
+        return process.pid
+
+    def dead() -> set[int]:
+        return {p.pid for p in processes() if p.ppid == os.getpid() and not p.alive}
+
+    before = dead()
+    try:
+        pid = asyncio.run(scenario())
+    except CgroupError as why:
+        pytest.skip(f"no writable cgroups here: {why}")
+    assert dead() - before == set(), f"zombies of the sealed bot {pid}"
