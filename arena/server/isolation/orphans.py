@@ -64,18 +64,16 @@ def reap_adopted(group: int, members: Collection[int] = ()) -> int:
 
 
 async def reap_adopted_soon(
-    group: int, members: Collection[int] = (), at_least: int = 0, patience: float = 2.0
+    group: int, members: Collection[int] = (), patience: float = 2.0
 ) -> int:
-    """`reap_adopted` until every one of `members` is gone and `at_least` were reaped, or for
-    `patience` seconds; how many. The dead take a moment to become ours: a process leaves its
+    """`reap_adopted` until every one of `members` is gone, or for `patience` seconds; how
+    many. The dead take a moment to become ours: a process leaves its
     cgroup's list as it begins to exit, and hands its children over to us only as it finishes,
     so right after a cgroup is empty some of its dead may still be on their way."""
     waiting = set(members) - {group}
     reaped = reap_adopted(group, members)
     until = time.monotonic() + patience
-    while time.monotonic() < until and (
-        reaped < at_least or any((PROC / str(pid)).exists() for pid in waiting)
-    ):
+    while time.monotonic() < until and any((PROC / str(pid)).exists() for pid in waiting):
         await asyncio.sleep(_LOOK)
         reaped += reap_adopted(group, members)
     return reaped

@@ -36,7 +36,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from arena.errors import MachineError
-from arena.server.isolation.orphans import reap_adopted_soon
+from arena.server.isolation.orphans import reap_adopted
 
 FIRST_UID = 61000
 """The first uid given to a sealed bot; bot N (in entry order) gets the N-th free one from
@@ -295,8 +295,8 @@ async def _probe() -> Sandbox:
         process.kill()
         await process.wait()
         raise NoSandbox(f"a sandbox did not start within {PROBE_TIMEOUT:g} s") from error
-    finally:  # the sandbox's first process, which outlives bwrap's outer one, where we adopt it
-        await reap_adopted_soon(process.pid, at_least=1, patience=0.2)
+    finally:  # the sandbox's first process, if it outlived bwrap's outer one and is ours:
+        reap_adopted(process.pid)  # one still on its way is reaped with the first bot's dead
     lines = output.decode(errors="replace").strip().splitlines()
     if process.returncode != 0 or lines[-1:] != [str(FIRST_UID)]:
         why = lines[-1] if lines else f"status {process.returncode}"

@@ -135,12 +135,34 @@ print(json.dumps(facts))
 """
 
 
-@pytest.mark.integration
-def test_a_sealed_process_sees_only_what_its_seal_allows(tmp_path: Path) -> None:
+def sandbox_or_skip() -> Sandbox:
+    """This machine's sandbox; the test is skipped, saying why, where it cannot seal."""
     try:
-        found = asyncio.run(find_sandbox())
+        return asyncio.run(find_sandbox())
     except NoSandbox as why:
         pytest.skip(f"this machine cannot seal: {why}")
+
+
+async def start_sealed(
+    found: Sandbox, script: str, log: Path, seal: Seal, cgroups: RunCgroups | None = None
+) -> BotProcess:
+    """`python -c script` started sealed as `seal` says, its output in `log`."""
+    return await BotProcess.start(
+        [sys.executable, "-c", script],
+        {"PATH": os.environ["PATH"]},
+        log.parent,
+        log,
+        1 << 20,
+        Limits(),
+        sandbox=found,
+        seal=seal,
+        cgroups=cgroups,
+    )
+
+
+@pytest.mark.integration
+def test_a_sealed_process_sees_only_what_its_seal_allows(tmp_path: Path) -> None:
+    found = sandbox_or_skip()
     own = tmp_path / "own"
     own.mkdir()
     hidden = tmp_path / "hidden.txt"
@@ -149,16 +171,7 @@ def test_a_sealed_process_sees_only_what_its_seal_allows(tmp_path: Path) -> None
 
     async def scenario() -> dict[str, object]:
         log = tmp_path / "bot.log"
-        process = await BotProcess.start(
-            [sys.executable, "-c", script],
-            {"PATH": os.environ["PATH"]},
-            tmp_path,
-            log,
-            1 << 20,
-            Limits(),
-            sandbox=found,
-            seal=Seal(61000, readable=(own,)),
-        )
+        process = await start_sealed(found, script, log, Seal(61000, readable=(own,)))
         try:
             await asyncio.wait_for(process.wait(), 60)
         finally:
@@ -184,10 +197,7 @@ def test_a_sealed_bot_stopped_mid_run_leaves_no_zombie(tmp_path: Path, in_cgroup
     """bwrap's inner half leads a session of its own and outlives its outer half for a moment:
     orphaned to the arena (their subreaper), it must be reaped there, or a ladder that runs for
     weeks fills the process table with the dead. The bot's own child dies with it."""
-    try:
-        found = asyncio.run(find_sandbox())
-    except NoSandbox as why:
-        pytest.skip(f"this machine cannot seal: {why}")
+    found = sandbox_or_skip()
     script = (
         "import subprocess, sys, time; "
         "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
@@ -198,17 +208,7 @@ def test_a_sealed_bot_stopped_mid_run_leaves_no_zombie(tmp_path: Path, in_cgroup
         cgroups = RunCgroups.create() if in_cgroup else None
         log = tmp_path / "bot.log"
         try:
-            process = await BotProcess.start(
-                [sys.executable, "-c", script],
-                {"PATH": os.environ["PATH"]},
-                tmp_path,
-                log,
-                1 << 20,
-                Limits(),
-                sandbox=found,
-                seal=Seal(61000),
-                cgroups=cgroups,
-            )
+            process = await start_sealed(found, script, log, Seal(61000), cgroups)
             try:
                 while not log.exists() or "up" not in log.read_text():
                     await asyncio.sleep(0.02)
