@@ -4,7 +4,8 @@ so that nothing a bot starts can slip away to init, and so the arena must also r
 One place for the three duties that come with it: adopting (`adopt_orphans`, once, before the
 first bot starts), stopping what escaped a bot's process group where no cgroup holds it
 (`kill_escaped`, by the token in its environment) and reaping the dead it adopted
-(`reap_adopted`), which nobody else waits for.
+(`reap_adopted`), which nobody else waits for. It knows nothing of the protocol (a bot is
+known by the environment entry it is given): the CLI loads it, and must load no protobuf.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import signal
 import time
 from collections.abc import Collection
 
-from arena.protocol import TOKEN_VARIABLE
 from arena.server.isolation.procfs import PROC, environment, namespace_depth, processes
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -79,16 +79,17 @@ async def reap_adopted_soon(
     return reaped
 
 
-def kill_escaped(token: str) -> None:
-    """Kill and reap our children that carry this bot's token: processes the bot started that
-    escaped its process group and were orphaned to us. The token in their environment (which a
-    bot's children inherit) tells them from any other child of the arena."""
-    if not token:
+def kill_escaped(mark: str) -> None:
+    """Kill and reap our children that carry this bot's `mark` in their environment (its token's
+    entry, `NAME=value`): processes the bot started that escaped its process group and were
+    orphaned to us. A bot's children inherit it, which tells them from any other child of the
+    arena. An empty mark marks nothing."""
+    if not mark:
         return
-    mark = f"{TOKEN_VARIABLE}={token}".encode()
+    entry = mark.encode()
     me = os.getpid()
     for child in processes():
-        if child.ppid != me or mark not in environment(child.pid):
+        if child.ppid != me or entry not in environment(child.pid):
             continue
         with contextlib.suppress(OSError):  # gone meanwhile, or not ours to reap
             os.kill(child.pid, signal.SIGKILL)

@@ -147,7 +147,8 @@ class BotProcess:
     ) -> None:
         self._process = process
         self._pump = pump
-        self._token = token
+        self._mark = f"{TOKEN_VARIABLE}={token}" if token else ""
+        """The environment entry every process of the bot inherits (`kill_escaped`)."""
         self._cgroup = cgroup
         self._cgroups = cgroups
         self._exited = asyncio.Event()
@@ -289,9 +290,9 @@ class BotProcess:
             if self._cgroups is not None:
                 self._cgroups.forget(self._cgroup)
         else:
-            kill_escaped(self._token)
+            kill_escaped(self._mark)
             await asyncio.sleep(_POLL)  # a grandchild is orphaned only once its parent has died
-            kill_escaped(self._token)
+            kill_escaped(self._mark)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pump, 5.0)
             await asyncio.wait_for(self._process.wait(), 5.0)  # let asyncio finish with it
