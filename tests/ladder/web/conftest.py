@@ -70,9 +70,9 @@ class PagesLadder:
         return int(self.api(f"/api/versions/{version}")["sets"])
 
 
-def add_version(folder: Path, author: str, bot: str, sample: str, token: str | None) -> int:
-    """A vetted version of sample bot `sample` as `author`'s bot `bot`, in placement (the
-    author made with `token` if they are new): its id."""
+def add_version(folder: Path, author: str, bot: str, sample: str | Path, token: str | None) -> int:
+    """A vetted version of sample bot `sample` (or the bot file it names) as `author`'s bot
+    `bot`, in placement (the author made with `token` if they are new): its id."""
     engine = open_database(folder)
     try:
         with Session(engine) as db, db.begin():
