@@ -44,6 +44,7 @@ choice (scripts/measure_compare.py measured 0.5 and 2 as well: within a deal on 
 from __future__ import annotations
 
 import math
+import sys
 
 from arena.tournament.stats.student import t_cdf
 
@@ -51,6 +52,10 @@ RHO = 1.0
 """The scale of the mixture over the mean's distance from m, in deviations of a deal."""
 _SEARCH_STEPS = 60
 """Halvings of the interval in which `bound` looks for its end (to 1e-12 of its width or so)."""
+
+
+EPSILON = sys.float_info.epsilon
+"""A mean of n deals worked out in floating point is off by up to about n + 1 of these, relative."""
 
 
 def log_evidence(
@@ -91,12 +96,14 @@ def rejects(
 def _scaled_sums(deals: int, mean: float, squares: float, m: float) -> tuple[float, float] | None:
     """S and Q of the deals' distances from m, in units of the larger of the mean's distance and
     the deals' deviation: E does not change with the scale, and so Q is at least n, and neither
-    overflows nor underflows. None with no deal, or every deal exactly at m."""
+    overflows nor underflows. None with no deal, or every deal at m: exactly, or but for the
+    rounding of a mean worked out in floating point (`EPSILON`), which is no
+    evidence of anything."""
     if deals < 1:
         return None
     distance = mean - m
     unit = max(abs(distance), math.sqrt(max(squares, 0.0) / deals))
-    if unit == 0:
+    if unit <= (deals + 4) * EPSILON * max(abs(mean), abs(m)):
         return None
     d = distance / unit
     return deals * d, max(squares, 0.0) / unit / unit + deals * d * d

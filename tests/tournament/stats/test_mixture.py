@@ -99,6 +99,7 @@ def test_the_evidence_grows_with_the_distance(xs: list[float], gap: float, step:
     st.sampled_from([1e-150, 1e-3, 7.0, 1e150]),
 )
 @example([0.0, 4.5e-157], 0.0, 1.0)  # found by Hypothesis: a deviation of 1e-157 gave nan
+@example([1.75, 1.75, 1.75], 1.75, 1e-150)  # found by Hypothesis: rounding taken for distance
 def test_the_evidence_does_not_change_with_the_scale(
     xs: list[float], m: float, scale: float
 ) -> None:
