@@ -61,6 +61,7 @@ from arena.ladder.versions import (
     bench_reason,
     is_placed,
     next_status,
+    superseded,
 )
 from arena.server.declared import MAX_SEED
 from arena.server.lobby import BotSpec
@@ -370,17 +371,19 @@ def _after_set(session: Session, version: Version, settings: LadderSettings) -> 
 
 
 def supersede(session: Session, version: Version, settings: LadderSettings) -> None:
-    """A version gone active takes its bot's place: the bot's other versions that could still
-    play are retired (each keeps its history); then, beyond `active_per_author` playable
-    versions of its author, the oldest others are retired too (the latest play, as Kaggle's)."""
-    for other in session.scalars(
-        select(Version).where(Version.bot_id == version.bot_id, Version.id != version.id)
-    ):
-        _retire(other)
+    """A version gone active takes its bot's place: the versions `versions.superseded` names
+    are retired (each keeps its history)."""
+    same_bot = session.scalars(select(Version).where(Version.bot_id == version.bot_id)).all()
     playing = repository.versions_of_author(session, version.bot.author, PLAYABLE)
-    others = [each for each in playing if each.id != version.id]
-    for old in others[max(0, settings.active_per_author - 1) :]:
-        _retire(old)
+    retired = superseded(
+        version.id,
+        [other.id for other in same_bot],
+        [each.id for each in playing],
+        settings.active_per_author,
+    )
+    for other in [*same_bot, *playing]:
+        if other.id in retired:
+            _retire(other)
 
 
 def _retire(version: Version) -> None:

@@ -18,6 +18,9 @@ seats them, placement first (`matchmaking`), and a version is `placed` once it h
 (`bench_reason`), its reason shown to its author; the organizer may restore it, to placement
 again, so that it plays its way back. `retired` is a version a newer one of its bot replaced when
 that one went active: it plays no more and keeps its history. `error` and `retired` are final.
+A version going active retires only versions older than itself (`superseded`): a newer one of its
+bot still in placement, uploaded while this one was placing, plays on, and retires this one in
+its turn once placed.
 
 `built` and `build_failed` are taken from `received` too, not only from `building`: vetting may
 record the build's outcome without its start. Any other move raises LadderError, so a version is
@@ -156,3 +159,15 @@ def bench_reason(recent: Sequence[SetFaults], settings: LadderSettings) -> str |
         f"{settings.bench_fault_share:.0%}; the latest faults by set: {shown}): fix what its "
         "logs show and submit a new version"
     )
+
+
+def superseded(
+    placed: int, same_bot: Sequence[int], authors_playable: Sequence[int], active_per_author: int
+) -> set[int]:
+    """The versions to retire as version `placed` goes active (ids, which grow with uploads): its
+    bot's other versions older than it, and its author's playable versions older than it beyond
+    the newest `active_per_author` (`authors_playable`, newest first, may hold `placed`: the
+    latest play, as on Kaggle). Never a newer version: that one is still proving itself."""
+    older = {other for other in same_bot if other < placed}
+    beyond = {other for other in authors_playable[max(active_per_author, 1) :] if other < placed}
+    return older | beyond

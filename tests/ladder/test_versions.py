@@ -20,6 +20,7 @@ from arena.ladder.versions import (
     bench_reason,
     is_placed,
     next_status,
+    superseded,
 )
 
 S, E = VersionStatus, Event
@@ -123,3 +124,28 @@ def test_benched_exactly_when_more_than_the_share_of_the_window_faulted(
     count = sum(faulted[-window:])
     benched = bench_reason(sets(faulted), settings) is not None
     assert benched == (count > round(share * window, 9))
+
+
+def test_going_active_retires_the_older_versions_never_a_newer_one_in_placement() -> None:
+    # bot versions 3 < 5 < 8; 5 is placed while 8, uploaded later, is still in placement
+    assert superseded(5, [3, 5, 8], [8, 5, 3], active_per_author=3) == {3}
+    # then 8 is placed: 5 goes too
+    assert superseded(8, [3, 5, 8], [8, 5], active_per_author=3) == {3, 5}
+
+
+@given(
+    st.integers(1, 40),
+    st.sets(st.integers(1, 40), max_size=12),
+    st.sets(st.integers(1, 40), max_size=12),
+    st.integers(0, 4),
+)
+def test_superseded_names_only_older_versions_and_keeps_the_authors_newest(
+    placed: int, same_bot: set[int], others: set[int], limit: int
+) -> None:
+    playable = sorted(others | {placed}, reverse=True)
+    retired = superseded(placed, sorted(same_bot | {placed}), playable, limit)
+    older = {v for v in same_bot if v < placed}
+    assert all(version < placed for version in retired)
+    assert older <= retired
+    assert not (set(playable[: max(limit, 1)]) - older) & retired  # the author's newest stay
+    assert retired - older <= set(playable[max(limit, 1) :])  # and nothing else goes
