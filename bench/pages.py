@@ -28,7 +28,6 @@ import http.client
 import json
 import math
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -248,11 +247,10 @@ def serve(folder: Path) -> None:
 
     from arena.ladder.api.app import create_app
     from arena.ladder.api.deps import Served
+    from arena.ladder.serve import listening_socket
 
     engine = open_database(folder)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)  # before the port is told: a client may connect before uvicorn accepts
+    sock = listening_socket("127.0.0.1", 0)  # listening before the port is told
     print(sock.getsockname()[1], flush=True)
     config = uvicorn.Config(
         create_app(Served(folder, engine, LadderSettings())),

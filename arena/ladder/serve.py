@@ -105,19 +105,32 @@ class _Server(uvicorn.Server):
 
 def bind(options: ServeOptions) -> socket.socket:
     """The API's socket, bound (port 0: any free port); ListenError naming the address."""
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((options.host, options.port))
+        sock = listening_socket(options.host, options.port)
     except OSError as error:
-        sock.close()
         raise ListenError(
             f"cannot listen on {options.host}:{options.port}: {error.strerror}: choose another "
             "--port (or stop what holds it)"
         ) from None
-    sock.listen(128)
     sock.set_inheritable(False)
+    return sock
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to `host` and `port`, listening: made with IPPROTO_TCP named, because
+    asyncio turns Nagle's algorithm off (TCP_NODELAY) only on a socket whose protocol says TCP,
+    and a socket made with protocol 0 passes that on to every connection it accepts. Without
+    it, each answer written in two parts (headers, then body) waited for the client's delayed
+    ACK: 40 ms of every request on loopback, against 1 ms with it (bench.pages)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
     return sock
 
 
