@@ -13,7 +13,9 @@ one JSON object with three parts:
   is the fair mode's cost for fast bots.
 - `freeze`: a bot's cgroup frozen and thawed `cycles` times, as the pacer does around every
   decision (thaw, then freeze and wait until frozen): an idle bot (the lowest sample bot) and a
-  busy one (16 processes spinning); the median and 99th percentile of a cycle, in µs.
+  busy one (16 processes spinning); the median and 99th percentile of a cycle, in µs. Where a
+  cgroup v2 hierarchy lies beside the v1 ones the arena uses (systemd's hybrid mode), an idle
+  process shaped like a gRPC bot is cycled on v2 too (`idle_v2`).
 - `accuracy`: a bot that keeps the CPU busy for half its deadline and logs how long it took by
   its own clock, from receiving the request to returning its answer, at a 3-player table with
   the random and lowest sample bots (the quick bench's has 2 seats: no lowest bot); the arena's
@@ -40,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.rules import Decision
-from arena.server.isolation.cgroups import BotCgroup, RunCgroups
+from arena.server.isolation.cgroups import ROOT as CGROUPS
+from arena.server.isolation.cgroups import BotCgroup, CgroupLimits, RunCgroups
 from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import BotSpec
 from arena.server.options import BotOptions
@@ -134,7 +137,49 @@ async def freeze_cycles(cycles: int) -> dict[str, Any]:
                 # Stopped at once, frozen as it is (stop thaws it to kill it): thawed until the
                 # session's close, the hog's 16 spinners took both cores from all else running.
                 await instance.process.stop()
+    if (v2 := await v2_cycles(cycles)) is not None:
+        found["idle_v2"] = v2
     return found
+
+
+IDLE_PROCESS = (
+    "import select, threading, time\n"
+    "poller = select.epoll()\n"
+    "for _ in range(3): threading.Thread(target=poller.poll, daemon=True).start()\n"
+    "for _ in range(4): threading.Thread(target=time.sleep, args=(1e6,), daemon=True).start()\n"
+    "poller.poll()\n"
+)
+"""An idle process shaped like a gRPC bot: threads asleep in epoll, which a freezer must wake to
+freeze and again to thaw, and in plain sleeps, frozen where they sleep."""
+
+
+async def v2_cycles(cycles: int) -> dict[str, float] | None:
+    """The idle cycles on cgroup v2 too, where a v2 hierarchy lies beside the v1 ones the arena
+    uses (systemd's hybrid mode, `/sys/fs/cgroup/unified`): v2's freeze is waited on otherwise
+    (its `cgroup.events` notices, which the kernel sends at most every 10-20 ms). None where
+    there is no such hierarchy, or none writable."""
+    mount = CGROUPS / "unified"
+    if (CGROUPS / "cgroup.controllers").exists() or not (mount / "cgroup.controllers").exists():
+        return None
+    try:
+        run = RunCgroups.create_v2(mount)
+    except OSError:
+        return None
+    try:
+        cgroup = run.child(CgroupLimits())
+        process = await asyncio.create_subprocess_exec(sys.executable, "-c", IDLE_PROCESS)
+        try:
+            (cgroup.directories[0] / "cgroup.procs").write_text(str(process.pid))
+            await asyncio.sleep(0.3)  # its threads started, and asleep
+            for task in os.listdir(f"/proc/{process.pid}/task"):  # no cpuset here: by hand
+                os.sched_setaffinity(int(task), {int(LAST_CORE)})
+            await cgroup.freeze()
+            return await _cycles(cgroup, cycles)
+        finally:
+            await cgroup.kill()
+            await process.wait()
+    finally:
+        await run.close()
 
 
 async def _cycles(cgroup: BotCgroup, cycles: int) -> dict[str, float]:

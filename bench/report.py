@@ -142,7 +142,14 @@ def _fair_rows(fair: dict[str, Any] | None) -> list[list[Any]]:
     if "skipped" in freeze:
         rows.append(["freeze and thaw", "skipped", freeze["skipped"], "", ""])
     else:
-        for kind, label in (("idle", "an idle bot"), ("busy", "a bot with 16 busy processes")):
+        kinds = (
+            ("idle", "an idle bot"),
+            ("busy", "a bot with 16 busy processes"),
+            ("idle_v2", "an idle process, cgroup v2"),
+        )
+        for kind, label in kinds:
+            if kind not in freeze:
+                continue
             cycle = freeze[kind]
             rows.append(
                 [

@@ -69,6 +69,8 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
     assert fair["rates"]["ratio"] > 0 and fair["rates"]["fair"]["ran_as"] in (["fair"], ["shared"])
     assert [entry["decisions"] for entry in fair["accuracy"]] == [20, 20]  # 2 games of 10 turns
     assert "fast bots, fair CPU" in text and "recorded answer time - the bot's own" in text
+    # The freeze cycles on cgroup v2 where this machine has a v2 hierarchy beside v1, reported.
+    assert ("idle_v2" in fair["freeze"]) == ("an idle process, cgroup v2" in text)
     ladder = results["ladder"]
     assert (ladder["sets"], ladder["players"]) == (3, 2) and ladder["sets_per_hour"] > 0
     assert "ladder, 3 sets at 2 seats" in text and "server's CPU per set" in text

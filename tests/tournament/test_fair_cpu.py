@@ -19,6 +19,9 @@ deals per CPU second of the bot's own cgroup is at least 0.90. What the other pr
 weighs on both tables alike and is printed, not asserted; for exact wall-clock figures give the
 arena cores of its own on a quiet machine (docs: fair CPU and time).
 
+A bot that answers at once and then ponders on a timer, to spin while its neighbour decides,
+spins on its own time only (it is frozen from its answer on).
+
 And the time bank in a tournament: drawn on, reset every game, and past it a timeout.
 """
 
@@ -30,6 +33,7 @@ import re
 import sqlite3
 import statistics
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -215,20 +219,29 @@ def test_a_hostile_neighbour_costs_the_monte_carlo_bot_no_deals_and_nobody_a_tim
     assert ratio >= KEPT
 
 
-def banked(mode: str, output: Path) -> TournamentConfig:
+def two_bots(
+    bots: tuple[str, str], output: Path, games: int, seed: int, **more: Any
+) -> TournamentConfig:
+    """A tournament of two bots (`NAME=COMMAND` each) at one table, one round a game at 0.2 s
+    deadlines, one game after the other (each bot's log reads game by game)."""
+    entries = tuple(parse_bot(bot) for bot in bots)
     return TournamentConfig(
-        bots=(
-            parse_bot(f"banker={BOTS / 'banker_bot.py'} {mode}"),
-            parse_bot(f"lowest={ROOT / 'sample_bots' / 'python' / 'lowest_bot.py'}"),
-        ),
-        games=2,
-        seed=4,
+        bots=entries,
+        games=games,
+        seed=seed,
         max_rounds=1,
         deadline=0.2,
         first_deadline=0.2,
-        time_bank=0.6,
-        concurrency=1,  # one game after the other: the bot's log reads game by game
+        concurrency=1,
         output=output,
+        **more,
+    )
+
+
+def banked(mode: str, output: Path) -> TournamentConfig:
+    lowest = f"lowest={ROOT / 'sample_bots' / 'python' / 'lowest_bot.py'}"
+    return two_bots(
+        (f"banker={BOTS / 'banker_bot.py'} {mode}", lowest), output, 2, 4, time_bank=0.6
     )
 
 
@@ -260,3 +273,39 @@ def test_the_time_bank_is_drawn_on_renewed_every_game_and_past_it_a_decision_tim
     assert faults(tmp_path / "overdraw") == [("banker", "timeout")] * 2
     lefts = bank_lefts(tmp_path / "overdraw")
     assert lefts.count(0.6) == 2 and set(lefts) == {0.6, 0.0}
+
+
+def test_a_bot_that_answers_then_ponders_on_a_timer_gets_none_of_its_neighbours_time(
+    tmp_path: Path, no_leftover_processes: None
+) -> None:
+    """The sneaky bot answers at once and starts a timer that wakes it 5 ms later, past the
+    arena's own work between decisions and into the punctual bot's (100 ms of a 0.2 s
+    deadline), to spin for 30 ms. Frozen from its answer on, its timer fires only when it is
+    thawed for its own next decision: it spins, but only ever on its own time, and the punctual
+    bot's decisions see no neighbour use a nanosecond. (Leaving fast bots thawed, to freeze them
+    on evidence, would let it take one decision's worth: bench/NOTES.md, issue 23.)"""
+    fair_machine()
+    bots = (
+        f"sneaky={BOTS / 'sneaky_bot.py'} 0.005 0.03",
+        f"punctual={BOTS / 'punctual_bot.py'} 0.5",
+    )
+    config = two_bots(bots, tmp_path, 4, 5, startup_timeout=60.0)
+    summary = asyncio.run(asyncio.wait_for(run_tournament(config), 240))
+    assert summary.played == 4
+    assert summary.run["cpu"]["mode"] == "fair", summary.run
+    spins = re.findall(r"sneaky: spun=", (tmp_path / LOGS / "sneaky.log").read_text())
+    assert len(spins) >= 10  # it pondered, again and again
+    with ResultStore.reader(tmp_path / DATABASE) as store:
+        outcomes = list(store.outcomes())
+    decisions = [time for outcome in outcomes for time in outcome.times]
+    punctual = [
+        time
+        for outcome in outcomes
+        for time in outcome.times
+        if time.seat == outcome.spec.seats.index("punctual")
+    ]
+    assert len(punctual) >= 20 and all(time.cpu for time in punctual)  # each one measured
+    # While either bot decided, the other used not a nanosecond: the sneaky bot's spins were
+    # all on its own time.
+    assert all(time.neighbours == 0 for time in decisions), [t.neighbours for t in decisions]
+    assert [f for f in faults(tmp_path) if f[0] == "punctual"] == []

@@ -252,10 +252,13 @@ class BotCgroup:
 
     async def settle(self, patience: float = FREEZE_PATIENCE) -> bool:
         """Wait until the freeze begun last (`begin_freeze`) is done; True once it is, False
-        without a freezer or if it is not after `patience` seconds. v2 says when: the kernel
-        notifies a change of `cgroup.events`, and nothing is polled. v1 says nothing: its
-        freezer is looked at again after a turn of the event loop, a few naps of the arena's
-        own thread (`_NAPS`), then at growing pauses of the event loop."""
+        without a freezer or if it is not after `patience` seconds. v1 says nothing of it. v2
+        notifies a change of `cgroup.events`, but the kernel sends a cgroup file's notices
+        at most once every 10 to 20 ms (its rate limit), where an idle bot freezes in tens of
+        microseconds: waiting for the notice alone, up to 40% of its freezes took 20 ms
+        (bench/NOTES.md, issue 23). So either is looked at again after a turn of the event
+        loop and a few naps of the arena's own thread (`_NAPS`), then at growing pauses of the
+        event loop, which v2's notice ends early."""
         if self._look is None:
             return False
         loop = asyncio.get_running_loop()
@@ -266,15 +269,14 @@ class BotCgroup:
             left = give_up - loop.time()
             if left <= 0:
                 return False
-            if events is not None and await self._files.changed(events, left):
-                continue
             waits += 1
             if waits == 1:
                 await asyncio.sleep(0)  # a turn of the loop
             elif waits <= 1 + len(_NAPS):
                 time.sleep(_NAPS[waits - 2])  # blocks the loop, for a few tens of microseconds
             else:
-                await asyncio.sleep(min(pause, left))
+                if events is None or not await self._files.changed(events, min(pause, left)):
+                    await asyncio.sleep(min(pause, left))
                 pause = min(_SETTLE, pause * 2)
         return True
 

@@ -11,7 +11,13 @@ The policy, in one place:
   gave themselves), and the deciding seats are asked one after another, each thawed for its own
   decision alone (`Pacer.decision`). Answers stay secret until all are in, so asking in turn
   reveals nothing; a bot then has its core to itself for exactly its own decision, and nothing
-  ponders on another bot's time. An idle bot stays frozen between games.
+  ponders on another bot's time. An idle bot stays frozen between games. Every bot is frozen,
+  not only those seen to run: leaving a bot thawed that has used no CPU since its answer, and
+  freezing it on evidence, saves nothing with gRPC bots, which are never quite asleep (a Python
+  SDK bot's timer threads wake it from 15 ms after any activity on, and it answers HTTP/2
+  pings: 0.5 to 0.9 ms of CPU a second idle), so that every one of them was caught within a few
+  turns at fast decisions, each catch letting it take a decision's worth of its neighbour's
+  core (bench/NOTES.md, issue 23).
 - **Shared mode** (`--cpu shared`, or where the machine cannot freeze and pin) asks every seat
   at once, as contest runners for trusted, fast bots do: faster, but a bot's neighbours compete
   with it for the CPU while it thinks.
