@@ -4,6 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# Python caches what it compiles (`__pycache__`) unless PYTHONDONTWRITEBYTECODE is set, as some
+# shells and containers set it. Then every process compiles again each module it imports: each of
+# the suite's `arena` commands, ladder servers, Dask workers and bots, and each pytest worker's
+# assertion rewriting of every test file (some 0.1 to 0.2 CPU s a process, tens of CPU seconds a
+# `make test`). Nothing here wants it: the commands below run with the cache on.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: run test lint typecheck unit quick proto bench clean bots browser sandbox grpc-cpp cpp-bot \
 	postgresql
 
@@ -141,15 +148,18 @@ typecheck: $(STAMP)
 # play at tight deadlines (marked `alone`, listed in tests/conftest.py), which run after the rest
 # in one process, so that the suite's own workers never double the load their deadlines meet.
 # Every leftover check looks at its own process's children and cgroups only. TEST_WORKERS=0 runs
-# everything in this one process.
+# everything in this one process. The second run is given the `alone` files themselves (read from
+# tests/conftest.py), so that it collects those four, not the whole suite to deselect the rest
+# (some 5 CPU s and as many seconds of the serial phase).
 TEST_WORKERS ?= 2
+ALONE_FILES = $(shell $(BIN)/python -c "from tests.conftest import ALONE; print(*ALONE)")
 
 unit: $(STAMP) grpc-cpp bots browser sandbox postgresql
 ifeq ($(TEST_WORKERS),0)
 	$(BIN)/pytest
 else
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not alone"
-	$(BIN)/pytest -m alone
+	$(BIN)/pytest -m alone $(ALONE_FILES)
 endif
 
 # The unit tests alone, in seconds: everything not marked `integration` (no server, no bot

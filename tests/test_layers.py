@@ -21,7 +21,9 @@ LAYERS = (
     "ladder",
     "cli",
 )
-"""Bottom up. The root modules (`arena/__init__.py`, `arena/errors.py`) sit below them all."""
+"""Bottom up. The root modules (`ROOT`) sit below them all."""
+ROOT = ("__init__", "errors", "lazy")
+"""The package's own modules, beside the layers' folders: its error family and its lazy imports."""
 ALSO = {"_proto": "protocol"}
 """Folders that belong to a layer of another name."""
 EXCEPTIONS = {("sdk", "server")}
@@ -32,7 +34,7 @@ bot never loads the arena's server."""
 def layer_of(module: str) -> int:
     """The rank of an `arena...` module's layer; -1 for the package's root modules."""
     parts = module.split(".")
-    if len(parts) < 2 or parts[1] in ("errors", "__init__"):
+    if len(parts) < 2 or parts[1] in ROOT:
         return -1
     name = ALSO.get(parts[1], parts[1])
     return LAYERS.index(name)
@@ -76,5 +78,5 @@ def test_every_module_imports_only_its_layer_and_those_below() -> None:
 
 def test_the_layer_map_knows_every_folder() -> None:
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("__")}
-    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "errors"}
+    modules = {p.stem for p in PACKAGE.glob("*.py")} - set(ROOT)
     assert folders | modules <= set(LAYERS) | set(ALSO)

@@ -1,9 +1,15 @@
 """Who decides: the `Player` interface the driver asks, the built-in strategies, the referee that
-decides what a fault costs, and the drivers."""
+decides what a fault costs, and the drivers.
 
+The referee and the drivers are imported when first asked for (`arena.lazy`): a bot's SDK needs
+the interface and the strategies alone, and every sealed bot's start-up would otherwise pay for
+the rest.
+"""
+
+from typing import TYPE_CHECKING
+
+from arena.lazy import exports
 from arena.players.base import DecisionTime, Fault, FaultKind, Player, PlayerFault
-from arena.players.driver import GameResult, play_game, play_local
-from arena.players.referee import Conduct, Referee, Seat
 from arena.players.strategies import (
     BUILTIN,
     FALLBACK,
@@ -18,6 +24,10 @@ from arena.players.strategies import (
     fallback,
     method_for,
 )
+
+if TYPE_CHECKING:
+    from arena.players.driver import GameResult, play_game, play_local
+    from arena.players.referee import Conduct, Referee, Seat
 
 __all__ = [
     "BUILTIN",
@@ -44,3 +54,9 @@ __all__ = [
     "play_game",
     "play_local",
 ]
+
+__getattr__ = exports(
+    __name__,
+    {name: "driver" for name in ("GameResult", "play_game", "play_local")}
+    | {name: "referee" for name in ("Conduct", "Referee", "Seat")},
+)

@@ -1,8 +1,11 @@
-"""The record of a game: enough to replay it and re-check every result."""
+"""The record of a game: enough to replay it and re-check every result.
+
+`json` is imported by the two methods that use it: a bot's SDK loads this module (its events
+carry turn records) but never writes or reads a record as JSON, and every bot's start-up would
+pay for the import."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +120,8 @@ class GameRecord:
 
     def to_json(self) -> str:
         """One line of JSON, the same bytes for the same game."""
+        import json
+
         return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
 
     @classmethod
@@ -133,6 +138,8 @@ class GameRecord:
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
         """Rebuild a record from `to_json`'s output."""
+        import json
+
         return cls.from_dict(json.loads(text))
 
 

@@ -94,14 +94,40 @@ def test_the_cli_loads_no_dask_unless_it_runs_on_a_cluster() -> None:
         assert [name for name in modules if name.startswith(DASK)] == []
 
 
-def test_submit_loads_no_dask() -> None:
-    """`arena submit` packs the bot as the cluster's shipping does, without the cluster: Dask
-    alone would cost it about a second of CPU."""
-    code = "import json, sys, arena.cli.submit, arena.ladder.client\n"
-    code += "print(json.dumps(sorted(sys.modules)))"
+def imported(*modules: str) -> list[str]:
+    """The modules a fresh interpreter holds after importing `modules` (written one a line, so
+    that the listing itself loads nothing)."""
+    code = f"import sys, {', '.join(modules)}\nprint(*sorted(sys.modules), sep='\\n')"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    modules: list[str] = json.loads(done.stdout)
+    return done.stdout.split()
+
+
+def test_submit_loads_no_dask() -> None:
+    """`arena submit` packs the bot as the cluster's shipping does, without the cluster: Dask
+    alone would cost it about a second of CPU."""
+    modules = imported("arena.cli.submit", "arena.ladder.client")
     assert "arena.tournament.cluster.shipping" in modules
     assert [name for name in modules if name.startswith(("dask", "distributed"))] == []
+
+
+def test_a_bots_sdk_loads_neither_the_referee_nor_the_drivers() -> None:
+    """Every Python bot imports `arena.sdk` at its start-up, sealed bots included: it loads the
+    players' interface and strategies, and not the referee, the game drivers nor `json`
+    (`arena.players` and `arena.rules.record` import them when first asked for). gRPC's own
+    import loads asyncio and protobuf's loads its text format, whatever the SDK does."""
+    modules = imported("arena.sdk")
+    assert {"arena.sdk.client", "arena.players.strategies", "arena.rules.record"} <= set(modules)
+    unneeded = {"arena.players.driver", "arena.players.referee", "json"}
+    assert unneeded.isdisjoint(modules), sorted(unneeded & set(modules))
+    assert [name for name in modules if name.startswith("arena.server")] == []
+
+
+def test_the_players_names_still_come_from_the_package() -> None:
+    """The lazily imported names are the modules' own."""
+    import arena.players
+    from arena.players.driver import play_game
+    from arena.players.referee import Referee
+
+    assert arena.players.play_game is play_game and arena.players.Referee is Referee

@@ -37,8 +37,9 @@ archives that travel between them (`shipping.py`).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from arena.lazy import exports
 
 if TYPE_CHECKING:
     from arena.tournament.cluster.executor import DaskExecutor
@@ -62,12 +63,8 @@ __all__ = [
     "security",
     "split_cores",
 ]
-_HOME = {name: "organizer" for name in __all__} | {"DaskExecutor": "executor"}
-"""Each name's module. They load Dask (about a second of CPU), so they are imported when first
-asked for (PEP 562): `arena submit` packs a bot with `shipping` alone, and never loads Dask."""
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
+__getattr__ = exports(
+    __name__, {name: "organizer" for name in __all__} | {"DaskExecutor": "executor"}
+)
+"""Each name from its module when first asked for: they load Dask (about a second of CPU), and
+`arena submit` packs a bot with `shipping` alone, never loading Dask."""
