@@ -28,6 +28,11 @@ from arena.server.specs import BRIDGE, STDIO
 
 EXTERNAL = '{"external":true}'
 """The fingerprint of every external bot."""
+NOT_THE_BOT = frozenset({"__pycache__", ".git"})
+"""Names in a bot's folder that are not the bot: the caches Python writes as it runs (a bot run
+unsealed, or by its author, writes them beside its code) and a repository's history. Neither its
+content hash nor what is shipped to a cluster's workers counts them, so running a bot does not
+change what it is."""
 _CHUNK = 1 << 16
 
 
@@ -42,13 +47,14 @@ def file_hash(path: Path) -> str:
 
 def folder_hash(folder: Path) -> str:
     """SHA-256 over a folder's tree: every file's path, whether it is executable, and its bytes;
-    every symbolic link's path and target; empty folders too. The same tree gives the same hash
-    wherever it lies and whatever the files' times."""
+    every symbolic link's path and target; empty folders too; never `NOT_THE_BOT`. The same tree
+    gives the same hash wherever it lies and whatever the files' times."""
     digest = hashlib.sha256()
     for root, folders, files in os.walk(folder):
-        folders.sort()
+        folders[:] = sorted(f for f in folders if f not in NOT_THE_BOT)
+        kept = [f for f in files if f not in NOT_THE_BOT]
         base = Path(root)
-        for name in [*sorted(files), *(f for f in folders if (base / f).is_symlink())]:
+        for name in [*sorted(kept), *(f for f in folders if (base / f).is_symlink())]:
             path = base / name
             relative = path.relative_to(folder).as_posix()
             info = path.lstat()
@@ -58,7 +64,7 @@ def folder_hash(folder: Path) -> str:
                 executable = bool(info.st_mode & stat.S_IXUSR)
                 digest.update(f"file {relative} {int(executable)} {info.st_size}\n".encode())
                 digest.update(bytes.fromhex(file_hash(path)))
-        if not files and not folders:
+        if not kept and not folders:
             digest.update(f"folder {base.relative_to(folder).as_posix()}\n".encode())
     return digest.hexdigest()
 

@@ -118,6 +118,11 @@ def test_a_folder_hash_follows_content_not_times(tmp_path: Path) -> None:
     assert folder_hash(folder) == first
     (folder / "src" / "bot.c").write_text("int main(void) { return 1; }\n")
     assert folder_hash(folder) != first
+    changed = folder_hash(folder)
+    (folder / "__pycache__").mkdir()  # what running a Python bot writes is not the bot
+    (folder / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\x00" * 16)
+    (folder / "src" / ".git").write_text("gitdir: elsewhere\n")
+    assert folder_hash(folder) == changed
     other = submission_fingerprint(folder, "./bot")
     assert differences(submission_fingerprint(folder, "./bot2"), other).startswith("its command")
 

@@ -43,6 +43,7 @@ from arena.server.lobby import BotSpec
 from arena.server.options import BotOptions
 from arena.server.specs import BRIDGE
 from arena.tournament.errors import ConfigError
+from arena.tournament.fingerprint import NOT_THE_BOT
 from arena.tournament.submissions import (
     BUILD_TIMEOUT,
     BUILT,
@@ -58,8 +59,8 @@ from arena.tournament.submissions import (
 
 ARCHIVE_CAP = 256 << 20
 """Bytes of files one archive may hold: a bot's folder is meant to be the bot, not a home."""
-SKIPPED = frozenset({"__pycache__", ".git", BUILT})
-"""Names never packed: caches Python writes as it runs, a repository's history, a build mark."""
+SKIPPED = NOT_THE_BOT | {BUILT}
+"""Names never packed: what is not the bot (its caches, its history), and a build's mark."""
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/dev", "/proc")
 """Files under these are the machine's own: a command names them as they are on every worker."""
 SUFFIX = ".tar.gz"
