@@ -10,11 +10,12 @@ random) at 4-player tables against the default field (heuristic, lowest, random)
    often H1 is accepted (a false positive), and the heuristic against the twin (about 1.4
    bullheads a game better, beyond the margin), how often H1 is accepted (the power); the mean
    games to a verdict of each.
-2. The design: the paired games against two unpaired designs, on `--pool` deals of each kind of
-   game. "Unpaired, rotated" is today's tournament: NEW and OLD each play every rotation of
-   their own deals; "unpaired, single" plays each game on a deal of its own. The games needed
-   for a given precision go as the variance of the statistic per game played, so the ratio of
-   those variances is the paired design's share of the unpaired games; the script also runs
+2. The design: the paired games against two unpaired designs, on `--design-pool` deals (2,000:
+   400 left the shares 15 points wide) of each kind of game. "Unpaired, rotated" is today's
+   tournament: NEW and OLD each play every rotation of their own deals; "unpaired, single"
+   plays each game on a deal of its own. The games needed for a given precision go as the
+   variance of the statistic per game played, so the ratio of those variances is the paired
+   design's share of the unpaired games; the script also runs
    the sequential test on each design's statistic (drawn from its pool) and compares the mean
    games to a verdict. Measured with one-round and whole games, and with the field's random bot
    drawing from the seeds the arena sends (`View.random`: the random sample bot as it is; NEW's
@@ -22,8 +23,12 @@ random) at 4-player tables against the default field (heuristic, lowest, random)
    stream of its own per game (identical in NEW's and OLD's game, but a row choice in one game
    and not the other shifts it), seeded from its view (the random sample bot before the arena
    sent seeds: the same view gives the same card, but the views part as soon as NEW and OLD
-   do), or replaced by the highest-card bot (no randomness in the field at all). Each share by
-   the variance comes with a 95% bootstrap interval (each design's deals resampled apart).
+   do), or replaced by the highest-card bot (no randomness in the field at all); and a field
+   that plays the same cards in NEW's and OLD's game whatever the rows (lowest, highest, and the
+   random bot on the seeds: no heuristic following the rows). Each share by the variance comes
+   with a 95% bootstrap interval (each design's deals resampled apart), and each pool with the
+   correlation of NEW's bullheads with OLD's in a pair, which sets the share (about 1 minus it;
+   `scripts/measure_pairing.py` shows where it is lost). `--design` measures this part alone.
 3. The test against the GSPRT alone (the test before the always-valid interval) and against a
    fixed-size test of the same alpha and beta (the z-test with the deals' deviation known: the
    fewest deals a fixed size can take), on a pool of `--pool` deals of the noisy twin against
@@ -32,10 +37,11 @@ random) at 4-player tables against the default field (heuristic, lowest, random)
    verdict at the edge of H0, at the edge of H1 and at 2, 5, 10 and 30 times the margin,
    `--runs` / 2 comparisons each. `--test-table` measures this part alone.
 
-Run from the repository's root (about 15 minutes on 2 cores; --quick checks in seconds that it
-runs):
+Run from the repository's root (part 2 alone, `--design`, took 24 minutes on 2 loaded cores, and
+parts 1 and 3 about 10 more; --quick checks in seconds that it runs):
 
     .venv/bin/python scripts/measure_compare.py [--comparisons 200] [--pool 400] [--json]
+        [--design-pool 2000]
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from statistics import fmean, variance
+from statistics import correlation, fmean, variance
 from types import ModuleType
 from typing import Any
 
@@ -142,8 +148,8 @@ def highest(seed: str) -> Strategy:
     return Highest()
 
 
-def noisy(salt: str) -> Maker:
-    return lambda seed: Noisy(Heuristic(), SHARE, salt + seed)
+def noisy(salt: str, share: float = SHARE) -> Maker:
+    return lambda seed: Noisy(Heuristic(), share, salt + seed)
 
 
 FIELDS: dict[str, tuple[Maker, ...]] = {
@@ -151,14 +157,21 @@ FIELDS: dict[str, tuple[Maker, ...]] = {
     "own stream": (heuristic, lowest, Random),
     "view-seeded": (heuristic, lowest, view_seeded),
     "none": (heuristic, lowest, highest),
+    "row-blind": (lowest, highest, shared_seeds),
 }
 """The field's third seat: the random sample bot (drawing from the arena's seeds), the random
 bot with a stream of its own per game, the random bot seeded from its view, or no random bot at
-all (the highest card)."""
+all (the highest card); or a field that plays the same cards in NEW's and OLD's game whatever
+the rows (lowest, highest and the random bot on the shared seeds: no heuristic following the
+rows)."""
 PAIRS: dict[str, tuple[Maker, Maker]] = {
     "itself": (noisy("new:"), noisy("old:")),
     "twin": (heuristic, noisy("")),
 }
+TWIN_SHARES = (0.05, 0.1, 0.3, 0.6)
+"""How often measure_pairing.py's twins play at random: how long their games run alike with the
+heuristic's (0.3 is the twin of PAIRS)."""
+TWINS = {f"twin {share:.0%}": (heuristic, noisy("", share)) for share in TWIN_SHARES}
 
 
 def _settings(rounds: int | None) -> Settings:
@@ -198,7 +211,7 @@ def pool_of(task: tuple[str, str, int | None, int]) -> Pool:
     """`count` deals of one pair, field and game length, each played paired (every rotation,
     NEW and OLD in the same seat with the same seed and generators)."""
     pair, field, rounds, count = task
-    new, old = PAIRS[pair]
+    new, old = {**PAIRS, **TWINS}[pair]
     settings = _settings(rounds)
     results = [
         play_deal(settings, new, old, FIELDS[field], deal, hash_seed("pool", rounds, deal))
@@ -344,6 +357,16 @@ def share_interval(paired: Design, unpaired: Design, seed: int) -> tuple[float, 
     return shares[int(0.025 * RESAMPLES)], shares[int(0.975 * RESAMPLES) - 1]
 
 
+def pair_correlation(pool: Sequence[DealResult]) -> float:
+    """The correlation of NEW's bullheads with OLD's in the same seat and rotation. The paired
+    design needs about 1 minus this of an unpaired design's games (of `unpaired, single`
+    exactly, were NEW's and OLD's variances equal, the rotations of a deal being uncorrelated),
+    so half of them needs a correlation of 0.5 at least."""
+    return correlation(
+        [x for deal in pool for x in deal.new], [x for deal in pool for x in deal.old]
+    )
+
+
 def measure_designs(
     executor: ProcessPoolExecutor,
     args: argparse.Namespace,
@@ -352,14 +375,14 @@ def measure_designs(
 ) -> None:
     """Part 2: the paired design's share of the unpaired designs' games, for every pair, field
     and game length, into `figures` (`design/PAIR/FIELD/LENGTH`) and a line each."""
-    say(f"2. The design: pools of {args.pool} deals, {args.runs} tests drawn from each")
-    pools = [
-        (pair, field, rounds, args.pool)
+    say(f"2. The design: pools of {args.design_pool} deals, {args.runs} tests drawn from each")
+    tasks = [
+        (pair, field, rounds, args.design_pool)
         for rounds in (1, None)
         for field in FIELDS
         for pair in PAIRS
     ]
-    for pair, field, rounds, deals in executor.map(pool_of, pools):
+    for pair, field, rounds, deals in executor.map(pool_of, tasks):
         length = "one round" if rounds else "whole games"
         by_design = designs(deals, 4, symmetric=pair == "itself")
         per_game = {
@@ -382,16 +405,45 @@ def measure_designs(
             for name in by_design
             if name != "paired"
         }
+        entry["correlation"] = pair_correlation(deals)
         figures[f"design/{pair}/{field}/{length}"] = entry
         shares = entry["paired share of unpaired games"]
         say(
-            f"   {pair:>6}, random bot {field:>12}, {length:>11}: paired needs "
+            f"   {pair:>6}, field {field:>12}, {length:>11}: correlation "
+            f"{entry['correlation']:.2f}; paired needs "
             + "; ".join(
                 f"{value['by variance']:.0%} ({value['interval'][0]:.0%}-"
                 f"{value['interval'][1]:.0%}; test: {value['by the test']:.0%}) of {name}"
                 for name, value in shares.items()
             )
         )
+
+
+def measure_test(executor: ProcessPoolExecutor, args: argparse.Namespace, say: Any) -> Any:
+    """Part 1: the test's false positives and power on fresh deals, by pair (`test/PAIR`)."""
+    figures = {}
+    tasks = [(pair, number) for pair in PAIRS for number in range(args.comparisons)]
+    verdicts: dict[str, list[tuple[str, int]]] = {pair: [] for pair in PAIRS}
+    for pair, verdict, games in executor.map(one_comparison, tasks, chunksize=4):
+        verdicts[pair].append((verdict, games))
+    say(f"1. The test: {args.comparisons} comparisons each, fresh deals, one-round games")
+    for pair, ended in verdicts.items():
+        share = sum(verdict == "H1" for verdict, _ in ended) / len(ended)
+        error = math.sqrt(max(share * (1 - share), 1e-12) / len(ended))
+        average = fmean(games for _, games in ended)
+        undecided = sum(verdict == "undecided" for verdict, _ in ended)
+        figures[f"test/{pair}"] = {
+            "h1": share,
+            "standard_error": error,
+            "mean_games": average,
+            "undecided": undecided,
+        }
+        what = "false positives" if pair == "itself" else "power"
+        say(
+            f"   {pair:>6}: H1 in {share:6.1%} (+-{error:.1%}, {what}), mean games to a "
+            f"verdict {average:6.0f}, undecided {undecided}"
+        )
+    return figures
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -403,42 +455,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="a few of everything")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--test-table", action="store_true", help="part 3 alone")
+    parser.add_argument("--design-pool", type=int, default=2000, help="deals per pool, part 2")
+    parser.add_argument("--design", action="store_true", help="part 2 alone")
     args = parser.parse_args(argv)
     if args.quick:
-        args.comparisons, args.pool, args.runs = 4, 20, 50
+        args.comparisons, args.pool, args.runs, args.design_pool = 4, 20, 50, 20
     say: Callable[[str], None] = (lambda line: None) if args.json else print
     figures: dict[str, Any] = {"settings": vars(args)}
     began = time.monotonic()
-    if args.test_table:
-        with ProcessPoolExecutor(args.processes) as pool:
-            figures["test table"] = test_table(pool, args, say)
-        if args.json:
-            print(json.dumps(figures, indent=2))
-        return
     with ProcessPoolExecutor(args.processes) as pool:
-        tasks = [(pair, number) for pair in PAIRS for number in range(args.comparisons)]
-        verdicts: dict[str, list[tuple[str, int]]] = {pair: [] for pair in PAIRS}
-        for pair, verdict, games in pool.map(one_comparison, tasks, chunksize=4):
-            verdicts[pair].append((verdict, games))
-        say(f"1. The test: {args.comparisons} comparisons each, fresh deals, one-round games")
-        for pair, ended in verdicts.items():
-            share = sum(verdict == "H1" for verdict, _ in ended) / len(ended)
-            error = math.sqrt(max(share * (1 - share), 1e-12) / len(ended))
-            average = fmean(games for _, games in ended)
-            undecided = sum(verdict == "undecided" for verdict, _ in ended)
-            figures[f"test/{pair}"] = {
-                "h1": share,
-                "standard_error": error,
-                "mean_games": average,
-                "undecided": undecided,
-            }
-            what = "false positives" if pair == "itself" else "power"
-            say(
-                f"   {pair:>6}: H1 in {share:6.1%} (+-{error:.1%}, {what}), mean games to a "
-                f"verdict {average:6.0f}, undecided {undecided}"
-            )
-        measure_designs(pool, args, say, figures)
-        figures["test table"] = test_table(pool, args, say)
+        if not (args.test_table or args.design):
+            figures |= measure_test(pool, args, say)
+        if not args.test_table:
+            measure_designs(pool, args, say, figures)
+        if not args.design:
+            figures["test table"] = test_table(pool, args, say)
     figures["seconds"] = time.monotonic() - began
     say(f"{figures['seconds']:.0f} s")
     if args.json:

@@ -12,6 +12,10 @@ it would there.
 
 `Noisy` is the "clearly weaker twin" the checks use: a strategy that plays some of its cards at
 random.
+
+Each rotation's pair also says when its two games parted (`DealResult.parted`): how well NEW's
+game and OLD's pair up depends above all on how long they play alike, since until the first card
+that differs the two games are one, and after it they are two.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from arena.players import Strategy, play_local
-from arena.rules import Settings, View
+from arena.rules import GameRecord, Settings, View
 from arena.tournament.schedule import bot_seed
 from arena.tournament.stats.pairs import candidate_seat
 
@@ -65,11 +69,26 @@ class DealResult:
     """NEW's bullheads in each rotation."""
     old: tuple[int, ...]
     """OLD's bullheads in each rotation, in the same seat, seed and rotation."""
+    parted: tuple[int | None, ...]
+    """In each rotation, the turn (from 0, counted over the whole game) at which NEW's game and
+    OLD's first differ (`parting_turn`); None where they never do."""
 
     @property
     def difference(self) -> float:
         """The compare statistic: NEW minus OLD per game, averaged over the rotations."""
         return fmean(self.new) - fmean(self.old)
+
+
+def parting_turn(first: GameRecord, second: GameRecord) -> int | None:
+    """The first turn (from 0, over the whole game) at which two games of one deal differ in a
+    card played or a row taken; None where every turn both played is alike (one game can end
+    rounds before the other only once they have parted: the turns decide the scores)."""
+    first_turns = [turn for played in first.rounds for turn in played.turns]
+    second_turns = [turn for played in second.rounds for turn in played.turns]
+    for index, (one, other) in enumerate(zip(first_turns, second_turns, strict=False)):
+        if one != other:
+            return index
+    return None
 
 
 def play_deal(
@@ -82,11 +101,15 @@ def play_deal(
     if len(field) != players - 1:
         raise ValueError(f"{players} seats need {players - 1} field strategies, not {len(field)}")
     results: dict[str, list[int]] = {"new": [], "old": []}
+    parted = []
     for rotation in range(players):
         bots = bot_seed(seed, seed, rotation)  # as a comparison of tournament seed `seed`
+        records = []
         for name, candidate in (("new", new), ("old", old)):
             makers = [*field[:seat], candidate, *field[seat:]]
             strategies = [make(f"{seed}:{rotation}:{index}") for index, make in enumerate(makers)]
             result = play_local(settings, strategies, random.Random(seed), rotation, bot_seed=bots)
             results[name].append(result.record.totals[seat])
-    return DealResult(tuple(results["new"]), tuple(results["old"]))
+            records.append(result.record)
+        parted.append(parting_turn(*records))
+    return DealResult(tuple(results["new"]), tuple(results["old"]), tuple(parted))

@@ -18,7 +18,7 @@ it takes): the table's expected total is fixed, shared out by strength. Sitting 
 that every bot's expected total over the games it played equals its actual total, the way Ordo
 fits chess ratings (expected score equals actual score), which is also how the maximum-likelihood
 Elo of a round-robin comes out. With the mean theta over the bots at 0, that is one linear
-system, solved exactly (`_solve`).
+system, solved exactly (`solve`).
 
 The strength shown is what the model expects the bot to take per game against the whole field:
 seated with every other bot equally often, as in a full round-robin, L + theta_b (1 - 1/n) K /
@@ -287,7 +287,7 @@ def _strengths(design: _Design, counts: Sequence[int]) -> list[float] | None:
         [(1.0 if b == c else 0.0) - meets[b][c] / games[b] + 1.0 / bots for c in range(bots)]
         for b in range(bots)
     ]
-    theta = _solve(matrix, [taken[b] / games[b] - level for b in range(bots)])
+    theta = solve(matrix, [taken[b] / games[b] - level for b in range(bots)])
     if theta is None:
         return None
     inverse = _total(design.seat_games, counts) / _total(design.seats, counts)  # 1/n, per seat
@@ -295,8 +295,9 @@ def _strengths(design: _Design, counts: Sequence[int]) -> list[float] | None:
     return [level + scale * value for value in theta]
 
 
-def _solve(matrix: list[list[float]], right: list[float]) -> list[float] | None:
-    """Gaussian elimination with partial pivoting; None for a singular matrix."""
+def solve(matrix: list[list[float]], right: list[float]) -> list[float] | None:
+    """Gaussian elimination with partial pivoting; None for a singular matrix. Public for
+    scripts/measure_compare.py's least squares: one solver for the project."""
     size = len(right)
     rows = [[*matrix[i], right[i]] for i in range(size)]
     largest = max(abs(value) for row in matrix for value in row) or 1.0

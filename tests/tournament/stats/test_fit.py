@@ -15,7 +15,7 @@ from arena.players import Lowest, Random, Strategy, play_local
 from arena.rules import Settings
 from arena.tournament import GameOutcome, GameSpec, compute_standings, deal_seed, game_id, schedule
 from arena.tournament.simulate import Noisy
-from arena.tournament.stats.fit import MIN_WHOLE_DEALS, Fit, FitData, _solve
+from arena.tournament.stats.fit import MIN_WHOLE_DEALS, Fit, FitData, solve
 from tests.tournament.helpers import made_up
 from tests.tournament.sample_strategies import Heuristic
 
@@ -177,5 +177,5 @@ def test_bots_that_never_met_get_no_fit() -> None:
 
 
 def test_the_solver() -> None:
-    assert _solve([[2.0, 1.0], [1.0, 3.0]], [3.0, 5.0]) == pytest.approx([0.8, 1.4])
-    assert _solve([[1.0, 2.0], [2.0, 4.0]], [1.0, 2.0]) is None
+    assert solve([[2.0, 1.0], [1.0, 3.0]], [3.0, 5.0]) == pytest.approx([0.8, 1.4])
+    assert solve([[1.0, 2.0], [2.0, 4.0]], [1.0, 2.0]) is None
