@@ -85,6 +85,27 @@ def test_the_days_submissions_are_those_of_the_last_24_hours(engine: Engine) -> 
         assert repo.submissions_today(session, bob, T0) == 1
 
 
+def test_a_submission_begun_after_another_writers_commit_is_not_refused(engine: Engine) -> None:
+    """An upload's request reads its author, then waits for its body while the match loop
+    commits a set: on SQLite its first write then failed at once ("database is locked", a 500),
+    whatever the busy timeout, since a reader's snapshot cannot be moved forward. The submission
+    begins a writer's transaction of its own (`engine.write_first`)."""
+    with Session(engine) as setup, setup.begin():
+        repo.add_author(setup, "ann", "h1")
+        bob = repo.add_author(setup, "bob", "h2").id
+    with Session(engine) as request:
+        ann = repo.author_by_token_hash(request, "h1")  # the read that opens its transaction
+        assert ann is not None
+        with Session(engine) as loop, loop.begin():  # another writer, committed meanwhile
+            found = loop.get(Author, bob)
+            assert found is not None
+            found.submitted_at = T0
+        assert repo.begin_submission(request, ann, T0) == 0
+        request.commit()
+    with Session(engine) as after:
+        assert after.scalars(select(Author.submitted_at).order_by(Author.id)).all() == [T0, T0]
+
+
 def test_versions_by_status_and_an_authors_newest_first(engine: Engine) -> None:
     with Session(engine) as session, session.begin():
         ann = repo.add_author(session, "ann", "h1")

@@ -12,7 +12,8 @@ SQLite is opened so that it keeps a set whatever happens to the server:
 - a busy timeout (`BUSY_TIMEOUT`), so a writer waits for another instead of failing at once;
 - transactions begun by SQLAlchemy itself (`BEGIN` at the first statement), not by the sqlite3
   module's guess before the first write: a transaction's reads and writes are then one
-  transaction, and the migrations' DDL is transactional (SQLAlchemy's documented recipe).
+  transaction, and the migrations' DDL is transactional (SQLAlchemy's documented recipe); one
+  that must write after what a request read first begins as a writer (`write_first`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import Session, SessionTransactionOrigin
 
 from arena.ladder.errors import LadderError
 
@@ -37,6 +39,8 @@ MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
 """Alembic's script folder, inside the package."""
 BUSY_TIMEOUT = 30.0
 """Seconds a SQLite writer waits for another before it fails."""
+WRITE_FIRST = "arena_write_first"
+"""The execution option that makes SQLite begin a transaction as a writer (`write_first`)."""
 CONNECT_TIMEOUT = 10
 """Seconds a PostgreSQL connection may take to be made."""
 BACKENDS = {"sqlite": "sqlite", "postgresql": "postgresql+psycopg"}
@@ -100,7 +104,24 @@ def _sqlite_connected(connection: Any, record: Any) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    immediate = connection.get_execution_options().get(WRITE_FIRST, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def write_first(session: Session) -> None:
+    """End `session`'s transaction (what it read) and begin the next as a writer's: on SQLite
+    with BEGIN IMMEDIATE, which takes the write lock at once, waiting up to the busy timeout for
+    another writer. A transaction that reads first and writes later fails at once instead
+    ("database is locked") whenever another writer committed in between: SQLite cannot move a
+    reader's snapshot forward, so its busy timeout does not apply. Seen: an upload that read its
+    author, waited for its body, and meanwhile the match loop recorded a set. PostgreSQL begins
+    as before (its rows lock as they are written). Pending changes are dropped: call it first.
+    A transaction the caller began itself (`session.begin()`) is left as the caller began it."""
+    transaction = session.get_transaction()
+    if transaction is not None and transaction.origin is not SessionTransactionOrigin.AUTOBEGIN:
+        return
+    session.rollback()
+    session.connection(execution_options={WRITE_FIRST: True})
 
 
 def migration_config(connection: Connection | None = None) -> Config:

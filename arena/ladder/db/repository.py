@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.orm import Session, aliased, selectinload
 
+from arena.ladder.db.engine import write_first
 from arena.ladder.db.models import (
     Author,
     Bot,
@@ -198,7 +199,10 @@ def bot_named(session: Session, name: str) -> Bot | None:
 
 def begin_submission(session: Session, author: Author, at: dt.datetime | None = None) -> int:
     """Start an upload of `author`'s (see the module's note: it writes first, so uploads of one
-    author take turns) and return how many versions they submitted in the last day."""
+    author take turns) and return how many versions they submitted in the last day. It begins
+    a transaction of its own (`engine.write_first`): the request read its author before its
+    body came, and on SQLite a write after another writer's commit would fail at once."""
+    write_first(session)
     at = at or now()
     author.submitted_at = at
     session.flush()  # the UPDATE, now: this author's row is held until the caller commits
