@@ -88,17 +88,36 @@ def extra_colour(index: int) -> str:
 
 
 def nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
-    """About `count` round numbers (1, 2 or 5 times a power of ten apart) covering low..high."""
-    if high <= low:
-        high = low + 1
-    raw = (high - low) / count
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    start = math.floor(low / step) * step
-    ticks = [start]
-    while ticks[-1] < high:
-        ticks.append(round(ticks[-1] + step, 10))
-    return ticks
+    """About `count` round numbers (1, 2 or 5 times a power of ten apart) covering low..high.
+
+    The ticks are counted, not looped for until they pass `high`: a step too small to add to
+    the numbers at their size (a bot's ratings equal but for their last bits, 1 and 1 + 1e-15)
+    once made that loop add nothing forever, holding the page's server and growing its memory
+    without bound. So a span that rounding alone could make (none, or under `_FLAT` of the
+    numbers' size) is drawn one unit wide (`_flat_span`), as an empty span always was.
+    """
+    if not high - low > _FLAT * max(abs(low), abs(high), 1e-300):
+        high = low + _flat_span(low)
+    exponent = math.floor(math.log10((high - low) / count))
+    power = 10.0**exponent
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= (high - low) / count)
+    digits = 1 - exponent  # each tick is a whole number of steps: rounded there, it prints short
+    first, last = math.floor(low / step + _NEAR), math.ceil(high / step - _NEAR)
+    return [round(k * step, digits) for k in range(first, last + 1)]
+
+
+_FLAT = 1e-9
+"""Numbers closer than this share of their size are drawn as one (a flat line)."""
+
+_NEAR = 1e-9
+"""A bound this close to a whole number of steps (in steps) is on it: 0.3 is 3 steps of 0.1,
+though 0.3 / 0.1 is 2.9999999999999996."""
+
+
+def _flat_span(value: float) -> float:
+    """How wide a flat line's chart is: one unit, or where one unit is lost in rounding at the
+    value's size, a millionth of the value."""
+    return max(1.0, abs(value) * 1e-6)
 
 
 def _grid(
