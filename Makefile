@@ -150,7 +150,9 @@ typecheck: $(STAMP)
 # Every leftover check looks at its own process's children and cgroups only. TEST_WORKERS=0 runs
 # everything in this one process. The second run is given the `alone` files themselves (read from
 # tests/conftest.py), so that it collects those four, not the whole suite to deselect the rest
-# (some 5 CPU s and as many seconds of the serial phase).
+# (some 5 CPU s and as many seconds of the serial phase). A worker that dies (the kernel's OOM
+# killer, a crash) ends the run with the test it was running named as failed: xdist would
+# otherwise start another in its place, which has been seen to wait forever for work.
 TEST_WORKERS ?= 2
 ALONE_FILES = $(shell $(BIN)/python -c "from tests.conftest import ALONE; print(*ALONE)")
 
@@ -158,7 +160,7 @@ unit: $(STAMP) grpc-cpp bots browser sandbox postgresql
 ifeq ($(TEST_WORKERS),0)
 	$(BIN)/pytest
 else
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not alone"
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --max-worker-restart 0 -m "not alone"
 	$(BIN)/pytest -m alone $(ALONE_FILES)
 endif
 
