@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from arena.ladder.alarm import Alarm
 from arena.ladder.db import repository
 from arena.ladder.db.models import Author, Version
 from arena.ladder.folder import LadderFolder, keep
@@ -51,6 +52,10 @@ RECEIVED, BUILDING, CHECKING = (
 )
 
 __all__ = ["BadUpload", "Intake", "receive"]
+
+POLL = 1.0
+"""Seconds the vetting task waits for a version to come in (`Intake.wake`) before it looks
+again all the same."""
 
 
 class TooMany(BadUpload):
@@ -107,7 +112,8 @@ class Intake:
         self.vetted = vetted
         """Called when a version becomes playable: the match loop may make a new table."""
         self.say = say
-        self.wake = asyncio.Event()
+        self.wake = Alarm()
+        """Set when a version comes in (`Served.wake`, on the serve's loop); armed by each run."""
         self.rng = random.Random(random.SystemRandom().getrandbits(64))
         """The validation sets' deals."""
 
@@ -120,6 +126,7 @@ class Intake:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Vet versions as they come, until `stop`."""
+        self.wake.arm()
         self.recover()
         while not stop.is_set():
             version = self._next()
@@ -129,7 +136,7 @@ class Intake:
             self.wake.clear()
             with_wake = asyncio.ensure_future(self.wake.wait())
             with_stop = asyncio.ensure_future(stop.wait())
-            await asyncio.wait([with_wake, with_stop], timeout=1.0, return_when="FIRST_COMPLETED")
+            await asyncio.wait([with_wake, with_stop], timeout=POLL, return_when="FIRST_COMPLETED")
             with_wake.cancel()
             with_stop.cancel()
 

@@ -44,6 +44,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError, MachineError
+from arena.ladder.alarm import Alarm
 from arena.ladder.benching import bench
 from arena.ladder.db import repository
 from arena.ladder.db.models import LadderSet, SetSeat, Version
@@ -164,8 +165,10 @@ class MatchLoop:
         """How many workers are up, on a cluster: asked once a turn of the loop."""
         self.rng = rng or random.Random(random.SystemRandom().getrandbits(64))
         self.say = say
-        self.wake = asyncio.Event()
-        """Set when there may be a new table to make (a version became playable)."""
+        self.wake = Alarm()
+        """Set when there may be a new table to make (a version became playable); armed anew
+        by each run, on its own event loop (`alarm.Alarm`: an Event made here bound to the
+        first loop, and under a second one the loop spun)."""
         self.report = LoopReport()
 
     def recover(self) -> list[int]:
@@ -180,6 +183,7 @@ class MatchLoop:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Play sets until `stop`: then start none, stop those playing (abandoned) and return."""
+        self.wake.arm()
         self.recover()
         playing: dict[asyncio.Task[None], asyncio.Event] = {}
         stopping = asyncio.ensure_future(stop.wait())

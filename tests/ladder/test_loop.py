@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from arena.ladder.db.engine import open_database, upgrade
 from arena.ladder.db.models import LadderSet, Version
 from arena.ladder.db.repository import DONE, RUNNING
 from arena.ladder.history import differences
+from arena.ladder.intake import Intake
 from arena.ladder.loop import MatchLoop, record_set, set_folder
 from arena.ladder.match import SetResult
 from arena.ladder.settings import LadderSettings
@@ -167,3 +170,76 @@ def test_a_machine_fault_ends_the_serve_a_versions_does_not() -> None:
     assert not machine_fault(FileNotFoundError(errno.ENOENT, "No such file or directory"))
     assert not machine_fault(PermissionError(errno.EACCES, "Permission denied"))
     assert not machine_fault(IndexError("empty"))
+
+
+@dataclass
+class Looks:
+    """How many times a run looked for work: the hook the test puts in it counts."""
+
+    count: int = 0
+
+    def seen(self) -> None:
+        self.count += 1
+
+
+def looks_under_two_loops(
+    run: Callable[[asyncio.Event], Awaitable[None]], looks: Looks
+) -> list[int]:
+    """How many times `run` looked in each of two `asyncio.run`s, each stopped 0.2 s in: a run
+    that waits looks once (its wait ends only at `stop`), one that spins looks thousands of
+    times."""
+    counts = []
+
+    async def once() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.2, stop.set)
+        await run(stop)
+
+    for _ in range(2):
+        before = looks.count
+        asyncio.run(once())
+        counts.append(looks.count - before)
+    return counts
+
+
+def test_the_match_loop_waits_under_a_second_event_loop_rather_than_spin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its wake-up Event was made in `__init__` and bound to the first loop: under the second,
+    its wait failed at once, and the loop looked again at once, over and over (44 looks in
+    0.2 s here, each asking the database; some 26,000 a second when a look is cheap).
+    A ladder with no version: nothing to play, so a turn is a look (`count_workers`, asked
+    once a turn) and a wait, which no poll ends within the test (POLL an hour), only `stop`."""
+    monkeypatch.setattr("arena.ladder.loop.POLL", 3600.0)
+    engine = open_database(tmp_path)
+    upgrade(engine)
+    looks = Looks()
+
+    async def workers() -> int:
+        looks.seen()
+        return 1
+
+    matches = MatchLoop(tmp_path, engine, SETTINGS, template(tmp_path), workers=workers)
+    assert looks_under_two_loops(matches.run, looks) == [1, 1]
+    engine.dispose()
+
+
+def test_the_vetting_task_waits_under_a_second_event_loop_rather_than_spin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for `Intake`, whose wake-up Event was made the same way: nothing received, so a
+    turn is a look (`_next`) and a wait that only `stop` ends."""
+    monkeypatch.setattr("arena.ladder.intake.POLL", 3600.0)
+    engine = open_database(tmp_path)
+    upgrade(engine)
+    intake = Intake(tmp_path, engine, SETTINGS)
+    looks = Looks()
+    look = intake._next
+
+    def counted() -> int | None:
+        looks.seen()
+        return look()
+
+    monkeypatch.setattr(intake, "_next", counted)
+    assert looks_under_two_loops(intake.run, looks) == [1, 1]
+    engine.dispose()
