@@ -1,11 +1,13 @@
 """Versions coming in: an upload received (`receive`), and the vetting task beside the match
 loop (`Intake`), which builds, checks and validates each version received, one at a time.
 
-`receive` runs in the API's request: the archive is unpacked into a scratch folder to check it
-(every hostile path refused: `uploads.unpack`; a zip first becomes the gzipped tar of its checked
-members, `uploads.as_tar`, so one format is kept), then kept content-addressed at
-`DIR/versions/<digest>.tar.gz`, written whole (temp file, fsync, rename) BEFORE the version's row
-commits, so that an upload is whole or absent, whatever kills the server.
+`receive` runs for the API's request in a worker thread (`api.versions.take`: an archive at the
+cap takes seconds to check, which the event loop, the match loop's too, must not wait for). The
+archive is unpacked into a scratch folder to check it (every hostile path refused:
+`uploads.unpack`; a zip first becomes the gzipped tar of its checked members, `uploads.as_tar`,
+so one format is kept), then kept content-addressed at `DIR/versions/<digest>.tar.gz`, written
+whole (temp file, fsync, rename) BEFORE the version's row commits, so that an upload is whole or
+absent, whatever kills the server.
 
 `Intake` runs in the serve's asyncio loop, never in a request: a build may take minutes, and the
 API answers meanwhile. It unpacks the archive again into the version's own folder
@@ -72,26 +74,45 @@ def receive(
     scratch: Path,
 ) -> Version:
     """Check and keep an upload as bot `bot_name`'s next version, `received`; BadUpload (one
-    line) for a bad name, a hostile or malformed archive, or the day's submissions used up."""
+    line) for a bad name, a hostile or malformed archive, or the day's submissions used up.
+
+    It blocks (the archive's checks take seconds at the cap): the API calls it in a worker
+    thread (`api.versions.take`). The archive is checked before the writer's transaction
+    begins (`begin_submission`), not inside it: on SQLite that transaction holds the database's
+    write lock, and the match loop, which writes on the event loop, would wait for the checks
+    with the whole serve. The day's count is read before the checks too (an author over the
+    limit is refused at once) and again under the lock, where two uploads take turns."""
     try:
         check_name(bot_name)
     except BadBotSpec as error:
         raise BadUpload(f"{error} (in the URL's bot name)") from None
-    today = repository.begin_submission(db, author)
-    if today >= settings.submissions_per_day:
-        raise TooMany(
-            f"{today} submissions in the last 24 hours, the ladder's limit "
-            f"(submissions_per_day = {settings.submissions_per_day}): try again tomorrow"
-        )
-    cap = settings.upload_cap_mb << 20
-    if is_zip(data):  # kept as the gzipped tar of its checked members: one format stored
-        data = as_tar(data, cap)
-    unpack(data, scratch / "bot", cap)  # BadUpload: nothing kept
+    within_day(repository.submissions_today(db, author), settings)
+    data = checked(data, scratch, settings.upload_cap_mb << 20)
+    within_day(repository.begin_submission(db, author), settings)
     digest = hashlib.sha256(data).hexdigest()
     keep(LadderFolder(folder).archive(digest), data)  # whole, before the row that names it commits
     version = repository.add_version(db, author, bot_name, digest, RECEIVED, initial())
     db.commit()
     return version
+
+
+def within_day(today: int, settings: LadderSettings) -> None:
+    """TooMany when `today` submissions in the last 24 hours use up the day's."""
+    if today >= settings.submissions_per_day:
+        raise TooMany(
+            f"{today} submissions in the last 24 hours, the ladder's limit "
+            f"(submissions_per_day = {settings.submissions_per_day}): try again tomorrow"
+        )
+
+
+def checked(data: bytes, scratch: Path, cap: int) -> bytes:
+    """The upload as the ladder keeps it, once unpacked whole into `scratch` (every hostile
+    path refused: BadUpload, nothing kept): a zip becomes the gzipped tar of its checked
+    members, so one format is stored."""
+    if is_zip(data):
+        data = as_tar(data, cap)
+    unpack(data, scratch / "bot", cap)
+    return data
 
 
 class Intake:

@@ -36,7 +36,8 @@ class Served:
     started: float = 0.0
     """When the serve started (`time.monotonic`), for the sets per hour."""
     wake: Callable[[], None] = lambda: None
-    """Called when a version comes in: the vetting task looks at once."""
+    """Called when a version comes in, on the serve's event loop (the upload's worker thread
+    hands it there): the vetting task looks at once."""
     throttle: LoginThrottle = field(default_factory=LoginThrottle)
     """Wrong tokens at `/login`, per client address."""
 
