@@ -73,16 +73,14 @@ def ladder_session(folder: Path, url: str | None) -> Iterator[Session]:
     """A command's one transaction on a ladder's database (in the folder unless `--database`
     names one), committed as the block ends: the folder checked to be a ladder, the database
     migrated first (init and serve migrate it too; this is for a database given afresh)."""
-    from sqlalchemy.orm import Session
-
-    from arena.ladder.db.engine import open_database, upgrade
+    from arena.ladder.db.engine import open_database, upgrade, writing
     from arena.ladder.folder import open_ladder
 
     open_ladder(folder)
     engine = open_database(url or folder)
     try:
         upgrade(engine)
-        with Session(engine) as session, session.begin():
+        with writing(engine) as session:  # beside a serve: its turn as a writer, not a failure
             yield session
     finally:
         engine.dispose()

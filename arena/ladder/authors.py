@@ -24,6 +24,7 @@ import string
 from sqlalchemy.orm import Session
 
 from arena.ladder.db import repository
+from arena.ladder.db.engine import write_first
 from arena.ladder.db.models import NAME_LENGTH, Author
 from arena.ladder.errors import LadderError
 from arena.ladder.sessions import SECRET_LENGTH, alive, digest, expires, new_secret, well_formed
@@ -96,6 +97,7 @@ before a sign-in forgets it."""
 def sign_in(session: Session, token: str, at: dt.datetime | None = None) -> tuple[Author, str]:
     """A browser signed in with `token` (`/login`): its author and the new session's id, for
     its cookie alone (the database keeps its sha256); TokenRefused as `signed_in` refuses."""
+    write_first(session)  # it writes what it reads: one writer's transaction (engine's note)
     author = signed_in(session, token)
     at = at or repository.now()
     repository.prune_sessions(session, at - KEPT)
@@ -118,7 +120,10 @@ def session_author(
     if found is None or not alive(found.expires_at, found.ended_at, at):
         return None
     if found.author.revoked_at is not None:
-        found.ended_at = at
+        write_first(session)  # the session is read again in a writer's transaction, then ended
+        again = repository.session_by_hash(session, digest(secret))
+        if again is not None and again.ended_at is None:
+            again.ended_at = at
         return None
     return found.author
 
@@ -128,6 +133,7 @@ def sign_out(session: Session, secret: str | None, at: dt.datetime | None = None
     signs no one in afterwards."""
     if well_formed(secret):
         assert secret is not None
+        write_first(session)
         found = repository.session_by_hash(session, digest(secret))
         if found is not None and found.ended_at is None:
             found.ended_at = at or repository.now()

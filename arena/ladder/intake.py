@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from arena.ladder.alarm import Alarm
 from arena.ladder.db import repository
+from arena.ladder.db.engine import writing
 from arena.ladder.db.models import Author, Version
 from arena.ladder.folder import LadderFolder, keep
 from arena.ladder.loop import seat_name
@@ -141,7 +142,7 @@ class Intake:
     def recover(self) -> None:
         """Versions a killed server left mid-vetting are vetted again from their archives."""
         waiting = [BUILDING, CHECKING]
-        with Session(self.engine) as db, db.begin():
+        with writing(self.engine) as db:
             for version in db.scalars(select(Version).where(Version.status.in_(waiting))):
                 version.status = RECEIVED
 
@@ -163,7 +164,7 @@ class Intake:
 
     def _next(self) -> int | None:
         """The oldest version received, now `building`."""
-        with Session(self.engine) as db, db.begin():
+        with writing(self.engine) as db:
             version = db.scalar(
                 select(Version).where(Version.status == RECEIVED).order_by(Version.id).limit(1)
             )
@@ -192,7 +193,7 @@ class Intake:
             result = await vet(manifest, folder, self.settings, seed=self.rng.randint(0, MAX_SEED))
         finally:
             shutil.rmtree(upload, ignore_errors=True)
-        with Session(self.engine) as db, db.begin():
+        with writing(self.engine) as db:
             version = db.get(Version, version_id)
             assert version is not None
             version.status = vetted_status(result)

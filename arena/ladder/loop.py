@@ -47,6 +47,7 @@ from arena.errors import ArenaError, MachineError
 from arena.ladder.alarm import Alarm
 from arena.ladder.benching import bench
 from arena.ladder.db import repository
+from arena.ladder.db.engine import writing
 from arena.ladder.db.models import LadderSet, SetSeat, Version
 from arena.ladder.folder import LadderFolder
 from arena.ladder.match import SetResult, play_set
@@ -174,7 +175,7 @@ class MatchLoop:
     def recover(self) -> list[int]:
         """Every `running` set (a killed server's) becomes `abandoned`, and every abandoned
         set's folder is removed: they are played again from scratch. Returns their ids."""
-        with Session(self.engine) as session, session.begin():
+        with writing(self.engine) as session:
             repository.abandon_running(session)
             found = [s.id for s in repository.sets_with_status(session, repository.ABANDONED)]
         for set_id in found:
@@ -223,7 +224,7 @@ class MatchLoop:
     def next_table(self) -> Table | None:
         """The next set, written `running` before it plays: an abandoned one whose versions
         can all play still (oldest first), else a new table from matchmaking; None if none."""
-        with Session(self.engine) as session, session.begin():
+        with writing(self.engine) as session:
             table = self._again(session) or self._new(session)
             if table is not None:
                 self.report.running.add(table.set_id)
@@ -312,7 +313,7 @@ class MatchLoop:
         """Take a version out of play for `reason` (shown to its author): versions.py's
         `benched` event, for a version that can still play (one benched or retired already
         is left as it is)."""
-        with Session(self.engine) as session, session.begin():
+        with writing(self.engine) as session:
             version = session.get(Version, version_id)
             if version is None or not bench(version, reason):
                 return
@@ -324,7 +325,7 @@ class MatchLoop:
         """A set that did not finish: `abandoned`, its folder removed, to be played again."""
         self.report.running.discard(table.set_id)
         self.report.abandoned += 1
-        with Session(self.engine) as session, session.begin():
+        with writing(self.engine) as session:
             repository.abandon_set(session, table.set_id)
         shutil.rmtree(set_folder(self.ladder, table.set_id), ignore_errors=True)
 
@@ -332,7 +333,7 @@ class MatchLoop:
         """The set's result and rating changes in one transaction (`record_set`), then the
         bench rule; the loop is told there may be a new table."""
         self.report.running.discard(table.set_id)
-        with Session(self.engine) as session, session.begin():
+        with writing(self.engine) as session:
             if record_set(session, table.set_id, result, self.settings):
                 self.report.played += 1
                 self.report.bot_cpu += result.bot_cpu

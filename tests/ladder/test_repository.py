@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from arena.ladder.db import repository as repo
-from arena.ladder.db.engine import open_database, upgrade
+from arena.ladder.db.engine import open_database, upgrade, writing
 from arena.ladder.db.models import Author, LadderSet, SetSeat, Version
 from arena.ladder.errors import LadderError
 from arena.ladder.rating import Rating, initial, rerate
@@ -102,6 +102,35 @@ def test_a_submission_begun_after_another_writers_commit_is_not_refused(engine: 
             found.submitted_at = T0
         assert repo.begin_submission(request, ann, T0) == 0
         request.commit()
+    with Session(engine) as after:
+        assert after.scalars(select(Author.submitted_at).order_by(Author.id)).all() == [T0, T0]
+
+
+def test_a_writer_reads_and_writes_in_its_own_turn_beside_another(engine: Engine) -> None:
+    """`writing` (how the match loop, the vetting task and the organizer's commands write)
+    reads and writes in one writer's turn. Seen: `arena ladder author revoke` read its author,
+    a serve's match loop committed a set meanwhile, and the revoke's write failed at once on
+    SQLite ("database is locked"): its transaction had begun as a reader. Another writer now
+    waits for the turn to end (on SQLite) or writes rows of its own (on PostgreSQL); either
+    way both writes land."""
+    with Session(engine) as setup, setup.begin():
+        repo.add_author(setup, "ann", "h1")
+        bob = repo.add_author(setup, "bob", "h2").id
+
+    def another_writer() -> None:  # the match loop, which writes the same way
+        with writing(engine) as loop:
+            found = loop.get(Author, bob)
+            assert found is not None
+            found.submitted_at = T0
+
+    other = threading.Thread(target=another_writer)
+    with writing(engine) as command:
+        ann = repo.author_by_token_hash(command, "h1")  # the read that begins its turn
+        assert ann is not None
+        other.start()
+        other.join(timeout=1.0)  # without the writer's turn, its commit comes here
+        ann.submitted_at = T0
+    other.join()
     with Session(engine) as after:
         assert after.scalars(select(Author.submitted_at).order_by(Author.id)).all() == [T0, T0]
 

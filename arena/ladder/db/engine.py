@@ -18,6 +18,8 @@ SQLite is opened so that it keeps a set whatever happens to the server:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +124,18 @@ def write_first(session: Session) -> None:
         return
     session.rollback()
     session.connection(execution_options={WRITE_FIRST: True})
+
+
+@contextlib.contextmanager
+def writing(engine: Engine) -> Iterator[Session]:
+    """A session in one writer's transaction, committed as the block ends (rolled back if it
+    raises): the one way the match loop, the vetting task and the organizer's commands write.
+    On SQLite it begins with BEGIN IMMEDIATE, so its reads and its writes see one snapshot and
+    it waits its turn behind another writer instead of failing at its first write (see the
+    module's note); on PostgreSQL it begins as any other."""
+    with Session(engine) as session, session.begin():
+        session.connection(execution_options={WRITE_FIRST: True})
+        yield session
 
 
 def migration_config(connection: Connection | None = None) -> Config:

@@ -16,6 +16,7 @@ from arena.ladder.api import public as api
 from arena.ladder.api.deps import Db, Ladder
 from arena.ladder.benching import bench_by, restore_by
 from arena.ladder.db import repository
+from arena.ladder.db.engine import write_first
 from arena.ladder.loop import seat_name
 from arena.ladder.versions import PLAYABLE, VersionStatus
 from arena.ladder.web.render import render
@@ -94,6 +95,7 @@ async def decide(
     boss = organizer(signed_in(found))
     form = await read_form(request)
     check_csrf(found, form)
+    write_first(db)  # the body is read: the version is read and changed in one writer's turn
     version = find_version(db, version_id)
     reason = text_field(form, "reason")
     if action == "bench":
