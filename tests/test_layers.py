@@ -80,3 +80,17 @@ def test_the_layer_map_knows_every_folder() -> None:
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("__")}
     modules = {p.stem for p in PACKAGE.glob("*.py")} - set(ROOT)
     assert folders | modules <= set(LAYERS) | set(ALSO)
+
+
+LONGEST = 600
+"""Lines a module may hold: past that it holds more than one idea, and a reader loses the one
+they came for. The generated protocol modules (`_proto`) are the generator's, not ours."""
+
+
+def test_no_module_is_longer_than_a_reader_keeps_in_mind() -> None:
+    long = {
+        module_name(path): lines
+        for path in PACKAGE.rglob("*.py")
+        if "_proto" not in path.parts and (lines := len(path.read_text().splitlines())) > LONGEST
+    }
+    assert not long, f"split these modules (over {LONGEST} lines): {long}"
