@@ -19,10 +19,10 @@ import resource
 import signal
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from arena.protocol import ADDRESS_VARIABLE, TOKEN_VARIABLE
 from arena.server.isolation import rlimit
@@ -179,7 +179,7 @@ class BotProcess:
         seal names its folder). With `cgroups`, it runs in a new cgroup of its own, entered
         before its first instruction, and pinned to the cores `cpus` (a cpuset list) if given.
         Raises OSError when the command cannot be started (not found, not executable, no cgroup
-        to be had).
+        to be had). Cancelled, it stops whatever it started before it propagates (`_abandon`).
         """
         adopt_orphans()
         cgroup = cgroups.child(limits.cgroup_limits()) if cgroups is not None else None
@@ -192,8 +192,8 @@ class BotProcess:
             command = sandbox.wrap(command, seal)
             env = sandbox.environment(dict(env))
             cwd = Path("/")  # the sandbox's own folder is set inside it
-        try:
-            process = await asyncio.create_subprocess_exec(
+        spawning = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 *limits.wrap(command, cgroup),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
@@ -202,14 +202,64 @@ class BotProcess:
                 cwd=cwd,
                 start_new_session=True,
             )
-        except BaseException:
-            if cgroup is not None and cgroups is not None:
-                cgroup.remove()
-                cgroups.forget(cgroup)
+        )
+        token = env.get(TOKEN_VARIABLE, "")
+        try:
+            process = await asyncio.shield(spawning)  # see `_abandon`
+        except asyncio.CancelledError:
+            abandon = cls._abandon(spawning, log_path, log_cap, token, cgroup, cgroups)
+            await _to_its_end(abandon)
             raise
+        except BaseException:
+            _drop(cgroup, cgroups)
+            raise
+        return cls._adopt(process, log_path, log_cap, on_output, token, cgroup, cgroups)
+
+    @classmethod
+    def _adopt(
+        cls,
+        process: asyncio.subprocess.Process,
+        log_path: Path,
+        log_cap: int,
+        on_output: Callable[[bytes], None] | None,
+        token: str,
+        cgroup: BotCgroup | None,
+        cgroups: RunCgroups | None,
+    ) -> BotProcess:
+        """The started `process`, its output pumped into its log."""
         assert process.stdout is not None
         pump = asyncio.create_task(_copy_capped(process.stdout, log_path, log_cap, on_output))
-        return cls(process, pump, env.get(TOKEN_VARIABLE, ""), cgroup, cgroups)
+        return cls(process, pump, token, cgroup, cgroups)
+
+    @classmethod
+    async def _abandon(
+        cls,
+        spawning: asyncio.Future[asyncio.subprocess.Process],
+        log_path: Path,
+        log_cap: int,
+        token: str,
+        cgroup: BotCgroup | None,
+        cgroups: RunCgroups | None,
+    ) -> None:
+        """A launch cancelled midway: let asyncio finish starting the process (it has forked
+        already; connecting its pipe takes a turn or two of the loop), then stop it whole, at
+        once.
+
+        Never asyncio's own clean-up: cancelled while it connects the pipe, Python 3.11's
+        `create_subprocess_exec` kills the direct child alone, then waits until the pipe is
+        closed as well. A sealed bot's direct child is bwrap's outer half, and the sandbox's
+        first process and the bot can outlive it (a kill before bwrap has armed
+        --die-with-parent): they held the pipe open, and the launch, and the tournament being
+        stopped with it, waited forever; cancelled again, it left them running, their cgroup
+        forgotten, and the first process a zombie once they died. Here the process is stopped
+        as any bot is: thawed, its group and cgroup killed, what it orphaned reaped, its output
+        drained."""
+        try:
+            process = await spawning
+        except Exception:  # it never started (OSError): nothing to stop
+            _drop(cgroup, cgroups)
+            return
+        await cls._adopt(process, log_path, log_cap, None, token, cgroup, cgroups).stop(grace=0)
 
     @property
     def cgroup(self) -> BotCgroup | None:
@@ -297,6 +347,24 @@ class BotProcess:
             await asyncio.wait_for(self._pump, 5.0)
             await asyncio.wait_for(self._process.wait(), 5.0)  # let asyncio finish with it
         await reap_adopted_soon(self._process.pid, left)
+
+
+def _drop(cgroup: BotCgroup | None, cgroups: RunCgroups | None) -> None:
+    """Remove the cgroup of a process that never started."""
+    if cgroup is not None and cgroups is not None:
+        cgroup.remove()
+        cgroups.forget(cgroup)
+
+
+async def _to_its_end(work: Coroutine[Any, Any, None]) -> None:
+    """Run `work` to its end, however often the caller is cancelled meanwhile: the clean-up of
+    a cancelled launch, which must not be cut short in turn (the caller raises the
+    cancellation once it is done). Bounded by `work` (`BotProcess.stop`: seconds)."""
+    task = asyncio.ensure_future(work)
+    while not task.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
+    task.result()
 
 
 async def _copy_capped(
