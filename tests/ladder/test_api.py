@@ -101,6 +101,24 @@ def test_refusals_are_one_line(ladder: tuple[TestClient, Engine, Path]) -> None:
         assert isinstance(detail, str) and "\n" not in detail, detail
 
 
+BEYOND_A_ROW = (2**63, -(2**63) - 1, 10**30, 0, -1)
+"""Ids no row can have: past 64 bits either way (SQLite's driver cannot bind them: a 500 before
+ids were bounded where the routes declare them), and below the first."""
+
+
+@pytest.mark.parametrize("number", BEYOND_A_ROW)
+@pytest.mark.parametrize("path", ["/api/sets/{}", "/api/versions/{}"])
+def test_an_id_no_row_can_have_is_refused_in_one_line(
+    ladder: tuple[TestClient, Engine, Path], path: str, number: int
+) -> None:
+    client, _, _ = ladder
+    for headers in ({}, auth("author0")):
+        answer = client.get(path.format(number), headers=headers)
+        assert answer.status_code == 422, answer.text
+        detail = answer.json()["detail"]
+        assert isinstance(detail, str) and "\n" not in detail, detail
+
+
 def test_a_versions_logs_are_its_authors_alone(ladder: tuple[TestClient, Engine, Path]) -> None:
     client, _, _ = ladder
     public = client.get("/api/versions/1").json()

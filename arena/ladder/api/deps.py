@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi import Path as InPath
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -91,3 +92,12 @@ def maybe_signed_in(
 
 
 MaybeSignedIn = Annotated[Author | None, Depends(maybe_signed_in)]
+
+
+ROW_ID_MAX = 2**63 - 1
+"""The largest id a row can have: SQLite's INTEGER and PostgreSQL's BIGINT are 64-bit. A larger
+number in a URL names no row, yet the database is never asked for it: SQLite's driver cannot
+even bind it (OverflowError, which was a 500). So a row's id in a path is bounded where the
+route declares it, and one past the bound is a 422 naming the bound like any malformed path."""
+SetId = Annotated[int, InPath(ge=1, le=ROW_ID_MAX, description="a set's id (1, 2, ...)")]
+VersionId = Annotated[int, InPath(ge=1, le=ROW_ID_MAX, description="a version's id (1, 2, ...)")]

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 from sqlalchemy.orm import Session
 
-from arena.ladder.api.deps import Db, Ladder
+from arena.ladder.api.deps import Db, Ladder, SetId
 from arena.ladder.api.schemas import (
     BotPage,
     HistoryPoint,
@@ -142,7 +142,7 @@ def sets(
 
 
 @router.get("/sets/{set_id}", response_model=SetPage, responses=NOT_FOUND)
-def set_page(set_id: int, db: Db, ladder: Ladder) -> SetPage:
+def set_page(set_id: SetId, db: Db, ladder: Ladder) -> SetPage:
     """A set: its seats, bullheads and rating changes, and its games' records (the replay)."""
     ladder_set = db.get(LadderSet, set_id)
     if ladder_set is None:

@@ -31,7 +31,7 @@ from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy.orm import Session
 
 from arena.ladder.access import Refused, find_version, own_version
-from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, Served, SignedIn
+from arena.ladder.api.deps import Db, Ladder, MaybeSignedIn, Served, SignedIn, VersionId
 from arena.ladder.api.public import NOT_FOUND, find_bot, rated
 from arena.ladder.api.schemas import Problem, Received, VersionPage
 from arena.ladder.db import repository
@@ -57,7 +57,9 @@ _CHECKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CapacityLimiter] =
 
 
 @router.get("/versions/{version_id}", response_model=VersionPage, responses=NOT_FOUND)
-def version_page(version_id: int, db: Db, ladder: Ladder, author: MaybeSignedIn) -> VersionPage:
+def version_page(
+    version_id: VersionId, db: Db, ladder: Ladder, author: MaybeSignedIn
+) -> VersionPage:
     """A version's status; with its author's token, also its build log, check-bot's lines,
     its faults and what it wrote in its recent sets (403 with another author's token)."""
     version = find_version(db, version_id)

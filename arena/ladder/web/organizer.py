@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from arena.ladder.access import find_version, organizer
 from arena.ladder.api import public as api
-from arena.ladder.api.deps import Db, Ladder
+from arena.ladder.api.deps import Db, Ladder, VersionId
 from arena.ladder.benching import bench_by, restore_by
 from arena.ladder.db import repository
 from arena.ladder.db.engine import write_first
@@ -89,7 +89,7 @@ def status(request: Request, db: Db, ladder: Ladder, found: SignedBrowser) -> Re
 
 @router.post("/status/versions/{version_id}/{action}")
 async def decide(
-    request: Request, version_id: int, action: str, db: Db, found: SignedBrowser
+    request: Request, version_id: VersionId, action: str, db: Db, found: SignedBrowser
 ) -> Response:
     """Bench or restore a version (`action`), for the form's reason; then the status page."""
     boss = organizer(signed_in(found))

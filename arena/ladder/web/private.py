@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from arena.ladder import authors
 from arena.ladder.access import Refused, own_seats, own_version
-from arena.ladder.api.deps import Db, Ladder
+from arena.ladder.api.deps import Db, Ladder, SetId, VersionId
 from arena.ladder.api.public import rated
 from arena.ladder.api.versions import check_lines, check_open, take
 from arena.ladder.db import repository
@@ -186,7 +186,7 @@ def me(
 
 @router.get("/me/versions/{version_id}", response_class=HTMLResponse)
 def version(
-    request: Request, version_id: int, db: Db, ladder: Ladder, found: SignedBrowser
+    request: Request, version_id: VersionId, db: Db, ladder: Ladder, found: SignedBrowser
 ) -> Response:
     """One of the author's versions: its reason, build log, check-bot lines, and its faults
     and per-turn logs in its recent sets."""
@@ -206,7 +206,7 @@ def version(
 
 @router.get("/me/sets/{set_id}", response_class=HTMLResponse)
 def set_logs(
-    request: Request, set_id: int, db: Db, ladder: Ladder, found: SignedBrowser
+    request: Request, set_id: SetId, db: Db, ladder: Ladder, found: SignedBrowser
 ) -> Response:
     """A set's faults and per-turn logs of the author's own seats (never an opponent's)."""
     played, seats = own_seats(db, set_id, signed_in(found))

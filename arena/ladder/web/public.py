@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from arena.ladder.api import public as api
-from arena.ladder.api.deps import Db, Ladder
+from arena.ladder.api.deps import Db, Ladder, SetId
 from arena.ladder.api.schemas import SeatLine, SetLine
 from arena.ladder.db import repository
 from arena.ladder.db.models import LadderSet
@@ -175,7 +175,7 @@ def set_games(ladder: Ladder, played: SetLine) -> tuple[list[dict[str, Any]], li
 
 
 @router.get("/sets/{set_id}", response_class=HTMLResponse)
-def set_page(request: Request, set_id: int, db: Db, ladder: Ladder) -> HTMLResponse:
+def set_page(request: Request, set_id: SetId, db: Db, ladder: Ladder) -> HTMLResponse:
     """A set: its table, bullheads and rating changes, its faults, and each game's replay in
     the report's viewer."""
     ladder_set = db.get(LadderSet, set_id)

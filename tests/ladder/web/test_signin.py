@@ -197,6 +197,21 @@ def test_an_upload_from_the_page_is_received_and_its_page_shown(app: tuple[Serve
         assert [v.bot.name for v in db.scalars(select(Version).where(Version.id > 2))] == ["newbot"]
 
 
+@pytest.mark.parametrize("number", [2**63, -(2**63) - 1, 10**30, 0])
+def test_a_pages_id_no_row_can_have_is_refused_not_an_error(
+    app: tuple[Served, Engine], number: int
+) -> None:
+    """Past 64 bits SQLite's driver cannot bind an id (a 500 before ids were bounded where the
+    routes declare them): every page that takes one refuses it in one line."""
+    browser = client(app)
+    csrf = sign_in(browser, "boss")
+    for path in (f"/sets/{number}", f"/me/versions/{number}", f"/me/sets/{number}"):
+        answer = browser.get(path)
+        assert answer.status_code == 422 and "\n" not in answer.json()["detail"], path
+    bench = browser.post(f"/status/versions/{number}/bench", data={"reason": "x", "csrf": csrf})
+    assert bench.status_code == 422 and "\n" not in bench.json()["detail"]
+
+
 def test_an_organizer_benches_and_restores_from_the_status_page(app: tuple[Served, Engine]) -> None:
     browser = client(app)
     sign_in(browser, "boss")
