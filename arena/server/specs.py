@@ -76,7 +76,7 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
     if protocol not in PROTOCOLS:
         raise BadBotSpec(f"unknown protocol {protocol!r}: choose {' or '.join(PROTOCOLS)}")
     whole = (base or Path()) / command.strip()
-    if " " in command.strip() and whole.is_file():  # a path with spaces, unquoted: one program
+    if " " in command.strip() and _is_file(whole):  # a path with spaces, unquoted: one program
         argv = [command.strip()]
     else:
         try:
@@ -88,14 +88,14 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
     program = argv[0]
     name = check_name(name or default_name(argv, base))
     folder = (base or Path()) / program
-    if folder.is_dir():
+    if _is_dir(folder):
         raise BadBotSpec(
             f"{str(folder)!r} is a folder, not a program: give the bot's program in it (e.g. "
             f"{os.path.join(program, 'bot.py')}), or enter folders of bots with --submissions"
         )
     if "/" in program or program.endswith(".py"):
         path = (base or Path()) / program
-        if not path.is_file():
+        if not _is_file(path):
             raise BadBotSpec(f"no such file {str(path)!r}: check the path of bot {name!r}")
         argv[0] = os.path.abspath(path)  # not resolved: a venv's python is a symlink
         if program.endswith(".py"):
@@ -112,11 +112,25 @@ def bot_spec(name: str, command: str, protocol: str = "grpc", base: Path | None 
             )
         raise BadBotSpec(f"no such command {program!r} on PATH: check the command of bot {name!r}")
     for index, argument in enumerate(argv[1:], start=1):  # e.g. `node bot.js`: the script too
-        if not os.path.isabs(argument) and ((base or Path()) / argument).is_file():
+        if not os.path.isabs(argument) and _is_file((base or Path()) / argument):
             argv[index] = os.path.abspath((base or Path()) / argument)
     if protocol == "stdio":
         argv[:0] = BRIDGE
     return BotSpec(name, tuple(argv))
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file. A command is its author's text, and what it names may be no
+    path the system can look up at all: a name past 255 bytes or a path past 4096 is
+    ENAMETOOLONG, which pathlib's `is_file` raises (it forgives only a missing path). Such a
+    path names no file, and the command is refused with a line; `os.path.isfile` says False
+    for any path it cannot stat."""
+    return os.path.isfile(path)
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether `path` is a folder, False for a path that cannot be looked up (`_is_file`)."""
+    return os.path.isdir(path)
 
 
 def default_name(argv: Sequence[str], base: Path | None = None) -> str:
@@ -132,7 +146,7 @@ def default_name(argv: Sequence[str], base: Path | None = None) -> str:
         for index, argument in enumerate(argv[1:], start=1):
             if argument == "-m" and index + 1 < len(argv):
                 return argv[index + 1].rpartition(".")[2]
-            if not argument.startswith("-") and ((base or Path()) / argument).is_file():
+            if not argument.startswith("-") and _is_file((base or Path()) / argument):
                 return Path(argument).stem
     return Path(program).stem
 

@@ -6,6 +6,7 @@ exception left unretrieved on its stderr). On the way, an author's logs name the
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.ladder.serving import (
     serving,
     submit,
 )
+from tests.ladder.test_api import archive
 from tests.ladder.test_serve import sets_played, stored, version_id
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
@@ -75,3 +77,29 @@ def test_a_version_whose_built_folder_is_gone_is_benched_and_the_others_play_on(
     assert "benched lowest.v1" in log
     assert "Traceback" not in log and "never retrieved" not in log, log
     assert processes_in(folder) == []
+
+
+@pytest.mark.parametrize("command", ["b" * 300])
+def test_a_command_no_process_could_run_is_an_error_and_the_serve_goes_on(
+    tmp_path: Path, command: str
+) -> None:
+    """An author's bot.toml is text an attacker writes: a command whose vetting raised (a name
+    past 255 bytes: ENAMETOOLONG) ended the serve, and every start after it."""
+    folder = tmp_path / "contest"
+    make_ladder(folder, players=2)
+    token = add_author(folder, "mallory")
+    body = archive({"bot.toml": f"command = {json.dumps(command)}\n".encode()})
+    with serving(folder, *OPTIONS) as served:
+        sent = served.client.post(
+            served.url + "/api/bots/evil/versions",
+            content=body,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"},
+        )
+        assert sent.status_code == 201, sent.text
+        path = f"/api/versions/{sent.json()['id']}"
+        served.wait_for("the version vetted", lambda: served.get(path).json()["status"] == "error")
+        assert served.get(path, token).json()["reason"].startswith("its command cannot start")
+        assert served.get("/api/status").status_code == 200
+        assert served.stop() == 0
+    log = (tmp_path / "contest-serve.log").read_text()
+    assert "Traceback" not in log, log

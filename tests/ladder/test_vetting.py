@@ -150,3 +150,18 @@ def test_a_command_that_names_no_program_of_the_folder_is_an_error(
     assert result.reason.startswith("its command cannot start: no such file ")
     assert command.removeprefix("./") in result.reason
     assert "builds" not in result.reason
+
+
+@pytest.mark.parametrize("command", ["a" * 300, "./" + "a" * 300, "a" * 10_000])
+def test_a_command_naming_a_path_no_system_can_look_up_is_an_error(
+    tmp_path: Path, command: str
+) -> None:
+    """A name past 255 bytes is ENAMETOOLONG, which pathlib's `is_file` raised out of `vet`:
+    out of the serve's vetting task, which ended the serve (and every start after it, as the
+    version was vetted again)."""
+    source = tmp_path / "src" / "long"
+    source.mkdir(parents=True)
+    (source / "bot.toml").write_text(f'command = "{command}"\n')
+    result = vetted(uploaded(source, tmp_path), tmp_path)
+    assert result.status == "error"
+    assert result.reason is not None and result.reason.startswith("its command cannot start: no")
