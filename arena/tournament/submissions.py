@@ -63,6 +63,13 @@ _FIELDS: dict[str, str] = {
 """What a manifest may hold."""
 
 
+NUL = "no command line can hold one"
+"""Why a manifest's text may not hold a NUL: a command and a build become a process's argv, and
+exec cannot take one (Python raises ValueError, not the OSError of a program that cannot start,
+and out of the ladder's vetting that ended the serve). Refused as the manifest is read, before
+anything runs it: at an upload, a 400."""
+
+
 class BadSubmission(BotError):
     """A submission that cannot play, with what its author should change."""
 
@@ -107,6 +114,8 @@ def read_manifest(folder: Path) -> Manifest:
     for key, value in data.items():
         if not isinstance(value, str):
             raise BadSubmission(f"{MANIFEST}: {key} must be a string, not {shown_value(value)}")
+        if "\0" in value:  # TOML writes it "\u0000"; see `NUL`
+            raise BadSubmission(f"{MANIFEST}: {key} holds a NUL character ({NUL}): remove it")
     if not data.get("command", "").strip():
         raise BadSubmission(f"{MANIFEST} needs a command: how to start the bot")
     protocol = data.get("protocol", "grpc")

@@ -69,6 +69,8 @@ def submission(root: Path, folder: str, manifest: str | None, **files: str) -> P
         ('command = "x"\nprotocol = "http"', "protocol must be 'grpc' or 'stdio'"),
         ('command = "x"\nname = "../escape"', "bad bot name '../escape'"),
         ('command = "x"\nname = "a/b"', "bad bot name 'a/b'"),
+        ('command = "python3 bot.py \\u0000"', "command holds a NUL character"),
+        ('command = "x"\nbuild = "make\\u0000"', "build holds a NUL character"),
     ],
 )
 def test_a_wrong_manifest_says_what_is_wrong(

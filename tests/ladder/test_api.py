@@ -59,6 +59,7 @@ def archive(files: dict[str, bytes]) -> bytes:
 
 
 GOOD = archive({"bot/bot.toml": b'command = "python3 bot.py"\n', "bot/bot.py": b"pass\n"})
+NUL_COMMAND = archive({"bot/bot.toml": b'command = "python3 bot.py \\u0000"\n', "bot/bot.py": b""})
 GZIP = {"Content-Type": "application/gzip"}
 OWN = {**GZIP, **auth("author0")}
 
@@ -190,6 +191,7 @@ def test_a_zip_upload_is_kept_as_the_tar_of_its_checked_files(
         (b"not an archive", {**GZIP, **auth("author0")}, 400, ""),
         (b"\0" * (2 << 20), {**GZIP, **auth("author0")}, 413, "cap"),
         (archive({"../x": b"1"}), {**GZIP, **auth("author0")}, 400, ""),
+        (NUL_COMMAND, {**GZIP, **auth("author0")}, 400, "NUL character"),
     ],
     # Named, not shown: a gzipped body holds the time it was made, and every worker of the
     # suite collects the tests on its own (they must see the same names).
@@ -203,6 +205,7 @@ def test_a_zip_upload_is_kept_as_the_tar_of_its_checked_files(
         "not-an-archive",
         "over-the-cap",
         "dot-dot",
+        "nul-in-command",  # accepted, it raised out of vetting: the serve ended
     ],
 )
 def test_hostile_uploads_are_refused_and_leave_nothing(
