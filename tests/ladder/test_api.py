@@ -4,10 +4,12 @@ who may read what, and every refusal one line. The served ladder's integration t
 
 from __future__ import annotations
 
+import asyncio
 import io
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -118,6 +120,55 @@ def test_an_id_no_row_can_have_is_refused_in_one_line(
         assert answer.status_code == 422, answer.text
         detail = answer.json()["detail"]
         assert isinstance(detail, str) and "\n" not in detail, detail
+
+
+def cut_off(client: TestClient, path: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+    """What the app sends for a POST whose client sends two bytes of its body and leaves."""
+    received = [
+        {"type": "http.request", "body": b"\x1f\x8b", "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return received.pop(0) if received else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
+    asyncio.run(client.app(scope, receive, send))  # type: ignore[arg-type]
+    return sent
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/api/bots/lowest/versions", OWN),
+        ("/login", {"Content-Type": "application/x-www-form-urlencoded"}),
+    ],
+)
+def test_a_body_its_client_cut_off_is_refused_not_an_error(
+    ladder: tuple[TestClient, Engine, Path], path: str, headers: dict[str, str]
+) -> None:
+    """Unhandled, starlette's ClientDisconnect was an error of the application: a traceback in
+    the serve's log, as often as any client liked to hang up mid-body."""
+    client, _, _ = ladder
+    sent = cut_off(client, path, headers)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
 
 
 def test_a_versions_logs_are_its_authors_alone(ladder: tuple[TestClient, Engine, Path]) -> None:

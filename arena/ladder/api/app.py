@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import ClientDisconnect
 
 from arena.ladder.access import Refused
 from arena.ladder.api import public, versions
@@ -44,6 +45,7 @@ def create_app(served: Served) -> FastAPI:
     app.mount(STATIC, StaticFiles(packages=[("arena.ladder.web", "static")]), name="static")
     app.add_exception_handler(RequestValidationError, _one_line)  # type: ignore[arg-type]
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
+    app.add_exception_handler(ClientDisconnect, _cut_off)
     return app
 
 
@@ -53,6 +55,14 @@ async def _refused(request: Request, error: Refused) -> Response:
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": str(error)}, status_code=error.status)
     return private.refused(request, error)
+
+
+async def _cut_off(request: Request, error: Exception) -> Response:
+    """A body its client stopped sending (the connection closed before its length, an upload
+    or a form cut off): a refusal like any malformed body, which no one may read. Unhandled,
+    it was an error of the application, a traceback in the serve's log that any client could
+    write as often as it liked."""
+    return await _refused(request, Refused(400, "the body ended before its length: send it whole"))
 
 
 async def _one_line(request: Request, error: RequestValidationError) -> JSONResponse:
