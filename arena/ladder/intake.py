@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import random
 import shutil
+import traceback
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -37,7 +38,7 @@ from arena.ladder.db import repository
 from arena.ladder.db.engine import writing
 from arena.ladder.db.models import Author, Version
 from arena.ladder.folder import LadderFolder, keep
-from arena.ladder.loop import seat_name
+from arena.ladder.loop import machine_fault, seat_name
 from arena.ladder.rating import initial
 from arena.ladder.settings import LadderSettings
 from arena.ladder.uploads import BadUpload, as_tar, is_zip, unpack
@@ -153,7 +154,7 @@ class Intake:
         while not stop.is_set():
             version = self._next()
             if version is not None:
-                await self.vet(version)
+                await self.vet_or_refuse(version)
                 continue
             self.wake.clear()
             with_wake = asyncio.ensure_future(self.wake.wait())
@@ -172,6 +173,36 @@ class Intake:
                 return None
             version.status = next_status(version.status, Event.STARTED)
             return version.id
+
+    async def vet_or_refuse(self, version_id: int) -> None:
+        """`vet`, where anything it raises that is not the machine's (`loop.machine_fault`: the
+        disk, memory, the database, the sandbox) ends the version as `error`, not the serve.
+        An upload is hostile input: a check that raised on it (a command naming a path past
+        NAME_MAX once raised "File name too long" out of vetting) ended the serve, and every
+        restart met the same version still `building` and ended again. Its author reads that
+        the arena failed on it; the organizer's log has the traceback."""
+        try:
+            await self.vet(version_id)
+        except Exception as error:
+            if machine_fault(error):
+                raise
+            self._refuse(version_id, error)
+
+    def _refuse(self, version_id: int, error: Exception) -> None:
+        """End a version whose vetting raised `error` as `error`, saying so to both sides: its
+        author a line without the server's paths, the organizer the traceback."""
+        reason = (
+            f"the arena failed while vetting it ({type(error).__name__}); the organizer's log "
+            "has the details: check bot.toml and the folder, and submit again"
+        )
+        with writing(self.engine) as db:
+            version = db.get(Version, version_id)
+            assert version is not None
+            version.status = next_status(BUILDING, Event.BUILD_FAILED)
+            version.reason = reason
+            name = seat_name(version.bot.name, version.number)
+        self.say(f"{name}: error: vetting raised {type(error).__name__}: {error}")
+        self.say("".join(traceback.format_exception(error)).rstrip())
 
     async def vet(self, version_id: int) -> None:
         """Unpack, build, check and validate one version; record what came of it."""

@@ -13,6 +13,8 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from arena.errors import MachineError
+from arena.ladder.db import repository as repo
 from arena.ladder.db.engine import open_database, upgrade
 from arena.ladder.db.models import LadderSet, Version
 from arena.ladder.db.repository import DONE, RUNNING
@@ -20,6 +22,7 @@ from arena.ladder.history import differences
 from arena.ladder.intake import Intake
 from arena.ladder.loop import MatchLoop, record_set, set_folder
 from arena.ladder.match import SetResult
+from arena.ladder.rating import initial
 from arena.ladder.settings import LadderSettings
 from arena.tournament.config import TournamentConfig
 from bench.ladder import play, seed_ladder
@@ -242,4 +245,38 @@ def test_the_vetting_task_waits_under_a_second_event_loop_rather_than_spin(
 
     monkeypatch.setattr(intake, "_next", counted)
     assert looks_under_two_loops(intake.run, looks) == [1, 1]
+    engine.dispose()
+
+
+def test_a_version_whose_vetting_raises_is_an_error_and_the_serve_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload is hostile input: whatever vetting raises on it that is not the machine's ends
+    that version as `error` (its author told without the server's paths, the organizer given
+    the traceback), where it ended the serve, and every restart after it. The machine's own
+    faults still end the serve."""
+    engine = open_database(tmp_path)
+    upgrade(engine)
+    with Session(engine) as db, db.begin():
+        author = repo.add_author(db, "ann", "h1")
+        broken = repo.add_version(db, author, "bot", "a" * 64, "building", initial()).id
+        machine = repo.add_version(db, author, "bot", "b" * 64, "building", initial()).id
+    said: list[str] = []
+    intake = Intake(tmp_path, engine, SETTINGS, say=said.append)
+
+    async def raising(version_id: int) -> None:
+        if version_id == broken:
+            raise ValueError("File name too long: '/srv/ladder/built/1/x...'")
+        raise MachineError("no sandbox: install bubblewrap")
+
+    monkeypatch.setattr(intake, "vet", raising)
+    asyncio.run(intake.vet_or_refuse(broken))
+    with pytest.raises(MachineError):
+        asyncio.run(intake.vet_or_refuse(machine))
+    with Session(engine) as db:
+        refused, kept = db.get_one(Version, broken), db.get_one(Version, machine)
+        assert refused.status == "error" and "ValueError" in (refused.reason or "")
+        assert "/srv" not in (refused.reason or "")
+        assert kept.status == "building"  # vetted again once the machine is mended
+    assert any("Traceback" in line and "File name too long" in line for line in said)
     engine.dispose()
