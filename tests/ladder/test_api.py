@@ -93,6 +93,8 @@ def test_refusals_are_one_line(ladder: tuple[TestClient, Engine, Path]) -> None:
     client, _, _ = ladder
     for path, code in (
         ("/api/bots/nobody", 404),
+        ("/api/bots/%00", 404),  # a name no bot can have: the database is not asked
+        ("/api/sets?bot=a%00b", 404),
         ("/api/sets/99", 404),
         ("/api/versions/99", 404),
         ("/api/sets/x", 422),
@@ -102,6 +104,9 @@ def test_refusals_are_one_line(ladder: tuple[TestClient, Engine, Path]) -> None:
         assert answer.status_code == code, path
         detail = answer.json()["detail"]
         assert isinstance(detail, str) and "\n" not in detail, detail
+    headers = {**auth("author0"), "Content-Type": "application/gzip"}
+    upload = client.post("/api/bots/a%00b/versions", content=b"x", headers=headers)
+    assert upload.status_code == 400 and "bad bot name" in upload.json()["detail"]
 
 
 BEYOND_A_ROW = (2**63, -(2**63) - 1, 10**30, 0, -1)

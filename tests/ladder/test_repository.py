@@ -135,6 +135,20 @@ def test_a_writer_reads_and_writes_in_its_own_turn_beside_another(engine: Engine
         assert after.scalars(select(Author.submitted_at).order_by(Author.id)).all() == [T0, T0]
 
 
+def test_a_name_no_bot_can_have_names_none_without_asking(engine: Engine) -> None:
+    """Every bot's name was checked on upload, so one that fails the check names no bot: the
+    database is not asked. A URL's `%00` reached PostgreSQL as a NUL, which its text cannot
+    hold: a DataError, and a 500 for `/api/bots/%00` (SQLite answered nothing)."""
+    with Session(engine) as setup, setup.begin():
+        ann = repo.add_author(setup, "ann", "h1")
+        repo.add_version(setup, ann, "a.b-1", "a" * 64, "active", initial())
+    with Session(engine) as db:
+        for name in ("\x00", "a\x00b", "../x", "x" * 65, "", "a b"):
+            assert repo.bot_named(db, name) is None
+        found = repo.bot_named(db, "a.b-1")
+        assert found is not None and found.name == "a.b-1"
+
+
 def test_versions_by_status_and_an_authors_newest_first(engine: Engine) -> None:
     with Session(engine) as session, session.begin():
         ann = repo.add_author(session, "ann", "h1")

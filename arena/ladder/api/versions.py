@@ -40,6 +40,7 @@ from arena.ladder.db.repository import BotTaken
 from arena.ladder.finals import closed
 from arena.ladder.intake import BadUpload, TooMany, receive
 from arena.ladder.logs import recent_logs
+from arena.server.specs import BadBotSpec, check_name
 
 router = APIRouter(prefix="/api", tags=["versions"])
 ARCHIVE_TYPES = ("application/gzip", "application/x-gzip", "application/x-tar", "application/zip")
@@ -126,6 +127,10 @@ def check_open(db: Session, ladder: Served, name: str, author: Author) -> None:
     author's: said before the body is read, for the API and the pages alike."""
     if closed(ladder.folder):
         raise Refused(403, "submissions are closed: the finals have begun (`arena ladder finals`)")
+    try:
+        check_name(name)
+    except BadBotSpec as error:
+        raise Refused(400, f"{error} (in the bot's name)") from None
     bot = repository.bot_named(db, name)
     if bot is not None and bot.author_id != author.id:
         raise Refused(
