@@ -41,6 +41,14 @@ from arena.tournament.folder import hold_output
 
 GRACE = 1.0
 """Seconds the API has to finish its requests once the serve stops."""
+CONNECTIONS = 512
+"""Connections (and requests) the API serves at once; one past them is answered 503 at once and
+closed. uvicorn sets no time limit on a request's body, so a client that sends its headers and
+then nothing holds its connection, and a file descriptor, as long as it likes: without a bound,
+enough of them (1,024 on a stock system) take the descriptors the match loop's bots and
+database need, and their EMFILE would end the serve as a fault of the machine. Far above what a
+ladder's spectators and authors hold (a browser keeps a few idle connections a tab, closed
+after uvicorn's 5 s keep-alive)."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +217,7 @@ async def _run(
             ssl_certfile=str(options.tls_cert) if tls else None,
             ssl_keyfile=str(options.tls_key) if tls else None,
             timeout_graceful_shutdown=int(GRACE),
+            limit_concurrency=CONNECTIONS,
         )
     )
     host, port = sock.getsockname()[:2]

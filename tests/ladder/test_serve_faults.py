@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+from arena.ladder.serve import CONNECTIONS
 from tests.ladder.serving import (
     add_author,
     bot_folder,
@@ -100,6 +102,37 @@ def test_a_command_no_process_could_run_is_an_error_and_the_serve_goes_on(
         served.wait_for("the version vetted", lambda: served.get(path).json()["status"] == "error")
         assert served.get(path, token).json()["reason"].startswith("its command cannot start")
         assert served.get("/api/status").status_code == 200
+        assert served.stop() == 0
+    log = (tmp_path / "contest-serve.log").read_text()
+    assert "Traceback" not in log, log
+
+
+def test_held_connections_get_a_503_past_the_bound_and_the_serve_goes_on(tmp_path: Path) -> None:
+    """A client that sends a request's headers and then nothing holds its connection as long as
+    it likes (uvicorn sets no time limit on a body). Past CONNECTIONS of them, the next request
+    is answered 503 at once rather than another descriptor taken, which would in the end have
+    been EMFILE for the match loop's bots and the end of the serve; once they go, it serves."""
+    folder = tmp_path / "contest"
+    make_ladder(folder, players=2)
+    with serving(folder, *OPTIONS) as served:
+        host, port = served.url.removeprefix("http://").rsplit(":", 1)
+        held: list[socket.socket] = []
+        try:
+            for _ in range(CONNECTIONS):
+                held.append(socket.create_connection((host.strip("[]"), int(port))))
+                held[-1].sendall(
+                    b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                    b"Content-Type: application/x-www-form-urlencoded\r\n\r\n"
+                )
+
+            def refused() -> bool:  # the last few may still be on their way in
+                return served.get("/api/status").status_code == 503
+
+            served.wait_for("a request past the bound refused", refused)
+        finally:
+            for connection in held:
+                connection.close()
+        served.wait_for("served again", lambda: served.get("/api/status").status_code == 200)
         assert served.stop() == 0
     log = (tmp_path / "contest-serve.log").read_text()
     assert "Traceback" not in log, log
