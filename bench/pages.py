@@ -1,5 +1,6 @@
 """The ladder's pages and JSON API under a ladder's weight: the leaderboard and a bot's page, as
-HTML and as JSON, with many bots and sets stored, beside a static file from the same server.
+HTML and as JSON, and the last sets, with many bots and sets stored, beside a static file from
+the same server.
 
 Run as `python -m bench.pages --bots N --sets M --requests R`, in a process of its own; prints
 one JSON object. It stores a ladder through the repository layer, as the match loop does
@@ -54,9 +55,11 @@ ROUTES = {
     "bot page": "/bots/{bot}",
     "leaderboard API": "/api/leaderboard",
     "bot API": "/api/bots/{bot}",
+    "sets API": "/api/sets",
     BASELINE: "/static/site.css",
 }
-"""What is measured, by name: the routes, `{bot}` standing for each bot in turn."""
+"""What is measured, by name: the routes, `{bot}` standing for each bot in turn. The sets API
+lists the last 50 sets, the query the planner's statistics matter most to."""
 WARM_UP = 3
 """Requests of each route before the counted ones."""
 SEATS = (3, 4)

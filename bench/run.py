@@ -21,8 +21,9 @@ Run as `python -m bench.run [--json] [--quick] [--only SECTION,...]`. Sections:
 - ladder: the ladder's match loop, as `arena ladder serve` plays: sets per hour, and the
   server's own CPU per set against its games' (`bench.ladder`);
 - pages: the ladder's pages and JSON API with 100 bots and 10,000 sets stored: the leaderboard
-  and a bot's page, as HTML and as JSON, p50 and p99 over 100 requests each and the server's
-  CPU for each, against a static file from the same server (`bench.pages`);
+  and a bot's page, as HTML and as JSON, and the last 50 sets, p50 and p99 over 100 requests
+  each and the server's CPU for each, against a static file from the same server
+  (`bench.pages`);
 - ladder-convergence: sets until the ladder's leaderboard finds the true order of eight bots
   (Kendall's tau >= 0.9), with its matchmaking against uniformly random tables, played in
   process (`bench.convergence`).

@@ -372,12 +372,16 @@ def test_two_offers_at_once_record_a_set_once(engine: Engine) -> None:
 
 def test_a_bots_history_is_read_from_its_versions_not_from_every_set(tmp_path: Path) -> None:
     """SQLite, without statistics, plans a bot's rating history from the bot's versions through
-    the seats' version index, not by walking every done set (`repository.rating_history`)."""
+    the seats' version index, not by walking every done set (`repository.rating_history`).
+    `record_set` took statistics (of one set): they are dropped, so that the query's own shape
+    is what is checked (a pooled connection may plan without them, or with stale ones)."""
     engine = open_database(tmp_path)
     upgrade(engine)
     with Session(engine) as session, session.begin():
         ids = authors_and_versions(session, 3)
         repo.record_set(session, repo.create_set(session, ids, seed=1).id, [1, 2, 3], [0] * 3, TAU)
+        session.connection().exec_driver_sql("DELETE FROM sqlite_stat1")
+    engine.dispose()  # connections read the statistics as they open
     asked: list[tuple[str, Any]] = []
 
     def note(conn: object, cursor: object, statement: str, params: Any, *_: object) -> None:

@@ -12,7 +12,9 @@ decides what goes together. Decisions:
   version are rated one after the other, each from the other's result. It numbers the sets in
   the order they were rated (`sets.rated`): `stored_sets` replays them in that order, which is
   what `rerate` must equal (ids give the order sets were made in, not rated in, once several
-  are played at once; a clock can go back).
+  are played at once; a clock can go back). And it keeps SQLite's planner statistics fresh as
+  the sets grow (`engine.keep_statistics`): without them the planner reads `sets.status`'s
+  index, nearly every set, for any query on done sets.
 - `begin_submission` writes the author's row before anything is counted, so that two uploads
   of one author take turns (a row lock on PostgreSQL, the write lock on SQLite) and the day's
   limit cannot be passed by sending two at once.
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.orm import Session, aliased, selectinload
 
-from arena.ladder.db.engine import write_first
+from arena.ladder.db.engine import keep_statistics, write_first
 from arena.ladder.db.models import (
     Author,
     Bot,
@@ -418,6 +420,7 @@ def record_set(
         .execution_options(synchronize_session="fetch")
     )
     session.flush()
+    keep_statistics(session.connection())
     return Recorded(tuple(before), tuple(after))
 
 
