@@ -81,6 +81,7 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
         "bot page",
         "leaderboard API",
         "bot API",
+        "sets API",
         "static file",
     ]
     assert all(route["p99_s"] >= route["p50_s"] > 0 for route in pages["routes"])
