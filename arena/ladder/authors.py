@@ -97,7 +97,6 @@ before a sign-in forgets it."""
 def sign_in(session: Session, token: str, at: dt.datetime | None = None) -> tuple[Author, str]:
     """A browser signed in with `token` (`/login`): its author and the new session's id, for
     its cookie alone (the database keeps its sha256); TokenRefused as `signed_in` refuses."""
-    write_first(session)  # it writes what it reads: one writer's transaction (engine's note)
     author = signed_in(session, token)
     at = at or repository.now()
     repository.prune_sessions(session, at - KEPT)
@@ -133,7 +132,6 @@ def sign_out(session: Session, secret: str | None, at: dt.datetime | None = None
     signs no one in afterwards."""
     if well_formed(secret):
         assert secret is not None
-        write_first(session)
         found = repository.session_by_hash(session, digest(secret))
         if found is not None and found.ended_at is None:
             found.ended_at = at or repository.now()

@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from arena.ladder.db import repository as repo
-from arena.ladder.db.engine import open_database, upgrade, writing
+from arena.ladder.db.engine import open_database, turn, upgrade, writing
 from arena.ladder.db.models import Author, LadderSet, SetSeat, Version
 from arena.ladder.errors import LadderError
 from arena.ladder.rating import Rating, initial, rerate
@@ -147,6 +147,30 @@ def test_a_name_holding_a_nul_names_none_without_asking(engine: Engine) -> None:
             assert repo.bot_named(db, name) is None
         found = repo.bot_named(db, "a.b-1")
         assert found is not None and found.name == "a.b-1"
+
+
+def test_a_requests_turn_ends_with_its_block_whether_it_raises_or_not(engine: Engine) -> None:
+    """A request writes in a `turn`, which ends with its block: refused (a wrong token raises
+    inside it) or not. A turn left open past it held SQLite's write lock while the response was
+    sent, and the match loop, waiting for the lock on the same event loop, stood still for the
+    busy timeout and ended the serve ("database is locked", seen after the login throttle's
+    wrong tokens). Here another writer takes its turn after each block without waiting."""
+    with Session(engine) as setup, setup.begin():
+        ann = repo.add_author(setup, "ann", "h1").id
+    with Session(engine) as request:
+        with pytest.raises(LookupError), turn(request):
+            repo.author_by_token_hash(request, "h1")
+            raise LookupError("a wrong token")
+        with writing(engine) as loop:  # the lock is free: no wait, no busy timeout
+            found = loop.get(Author, ann)
+            assert found is not None
+            found.submitted_at = T0
+        with turn(request):
+            again = request.get(Author, ann)
+            assert again is not None and again.submitted_at == T0
+            again.revoked_at = T0
+        with writing(engine) as loop:
+            assert loop.get_one(Author, ann).revoked_at == T0
 
 
 def test_versions_by_status_and_an_authors_newest_first(engine: Engine) -> None:

@@ -191,6 +191,24 @@ def _statistics_stale(connection: Connection) -> bool:
     return int(sets) >= STATISTICS_GROWTH * counted
 
 
+@contextlib.contextmanager
+def turn(session: Session) -> Iterator[Session]:
+    """A request's writes as one writer's turn: what the request read so far is ended
+    (`write_first`), and the turn is committed as the block ends, or rolled back if it raises,
+    so the write lock is never held past the block. A request's turn left open past its last
+    statement (a refusal raised, a response then sent) held the lock across awaits, while the
+    match loop, on the same event loop, waited for it in BEGIN IMMEDIATE: the loop stood still
+    until the busy timeout, and the serve ended ("database is locked"; seen on a quiet fresh
+    clone, the login throttle's wrong tokens)."""
+    write_first(session)
+    try:
+        yield session
+    except BaseException:
+        session.rollback()
+        raise
+    session.commit()
+
+
 def migration_config(connection: Connection | None = None) -> Config:
     """Alembic's configuration for the packaged migrations, on `connection` (the one `env.py`
     uses): what `upgrade` runs, and what a developer hands `alembic.command.revision` with

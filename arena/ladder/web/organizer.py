@@ -16,7 +16,7 @@ from arena.ladder.api import public as api
 from arena.ladder.api.deps import Db, Ladder, VersionId
 from arena.ladder.benching import bench_by, restore_by
 from arena.ladder.db import repository
-from arena.ladder.db.engine import write_first
+from arena.ladder.db.engine import turn
 from arena.ladder.loop import seat_name
 from arena.ladder.versions import PLAYABLE, VersionStatus
 from arena.ladder.web.render import render
@@ -95,16 +95,12 @@ async def decide(
     boss = organizer(signed_in(found))
     form = await read_form(request)
     check_csrf(found, form)
-    write_first(db)  # the body is read: the version is read and changed in one writer's turn
-    version = find_version(db, version_id)
-    reason = text_field(form, "reason")
-    if action == "bench":
-        bench_by(db, version, boss, reason)
-    elif action == "restore":
-        restore_by(db, version, boss, reason)
-    else:
+    if action not in ("bench", "restore"):
         return render(
             request, "refused.html", 404, title="Not found", reason=f"no action {action!r}"
         )
-    db.commit()
+    reason = text_field(form, "reason")
+    with turn(db):  # the body is read: the version is read and changed in one writer's turn
+        version = find_version(db, version_id)
+        (bench_by if action == "bench" else restore_by)(db, version, boss, reason)
     return RedirectResponse("/status", status_code=303)

@@ -25,6 +25,7 @@ from arena.ladder.api.deps import Db, Ladder, SetId, VersionId
 from arena.ladder.api.public import rated
 from arena.ladder.api.versions import check_lines, check_open, take
 from arena.ladder.db import repository
+from arena.ladder.db.engine import turn
 from arena.ladder.logs import SeatLogs, read_seats, recent_logs
 from arena.ladder.loop import seat_name
 from arena.ladder.sessions import SESSION_COOKIE, csrf_token, new_secret
@@ -121,11 +122,11 @@ async def login(request: Request, db: Db, ladder: Ladder, found: SignedBrowser) 
         page.headers["Retry-After"] = str(seconds)
         return page
     try:
-        _, secret = authors.sign_in(db, text_field(form, "token").strip())
+        with turn(db):  # read and written in one writer's turn, ended here either way
+            _, secret = authors.sign_in(db, text_field(form, "token").strip())
     except authors.TokenRefused:
         ladder.throttle.failed(address, now)
         return _login(request, found.csrf, WRONG_TOKEN, 401)
-    db.commit()
     ladder.throttle.succeeded(address)
     response = _see_other("/me")
     give_session(response, request, secret)
@@ -136,8 +137,8 @@ async def login(request: Request, db: Db, ladder: Ladder, found: SignedBrowser) 
 async def logout(request: Request, db: Db, found: SignedBrowser) -> Response:
     """Sign out: the session ended in the database, its cookie taken back."""
     check_csrf(found, await read_form(request))
-    authors.sign_out(db, request.cookies.get(SESSION_COOKIE))
-    db.commit()
+    with turn(db):
+        authors.sign_out(db, request.cookies.get(SESSION_COOKIE))
     response = _see_other("/")
     drop_session(response, request)
     return response
