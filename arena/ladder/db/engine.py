@@ -145,9 +145,9 @@ def writing(engine: Engine) -> Iterator[Session]:
     raises): the one way the match loop, the vetting task and the organizer's commands write.
     On SQLite it begins with BEGIN IMMEDIATE, so its reads and its writes see one snapshot and
     it waits its turn behind another writer instead of failing at its first write (see the
-    module's note); on PostgreSQL it begins as any other."""
-    with Session(engine) as session, session.begin():
-        session.connection(execution_options={WRITE_FIRST: True})
+    module's note); on PostgreSQL it begins as any other. A request's writes take the same
+    `turn` in the request's own session."""
+    with Session(engine) as session, turn(session):
         yield session
 
 
