@@ -23,9 +23,10 @@ here plays in a set:
 The first step that fails ends the vetting: the version is `error`, and `Vetted` keeps the build
 log, check-bot's lines and one line of reason (a person's: the first failed check and what the
 bot did, the build's status and the last line it printed, a validation fault). Paths of the
-server's disk never appear in a reason. A machine that cannot do what the ladder's settings ask
-(`sandbox = "on"` without a sandbox) is the organizer's to fix, not the author's: its
-MachineError propagates.
+server's disk never appear in a reason or in check-bot's lines, and a reason is at most
+`REASON_CAP` characters, whatever the author's command or bot says. A machine that cannot do
+what the ladder's settings ask (`sandbox = "on"` without a sandbox) is the organizer's to fix,
+not the author's: its MachineError propagates.
 
 The version's folder (`folder`, made by `vet`) holds, for its author and the server:
 
@@ -73,6 +74,8 @@ VALIDATION = "validation"
 """Names in a version's folder (see the module's note)."""
 REASON_CHARS = 300
 """Characters of a bot's own words (a log line, a fault's message) kept in a reason."""
+REASON_CAP = 1000
+"""Characters of a whole reason: an author's command or words cannot make it longer."""
 
 
 @dataclass(frozen=True)
@@ -109,26 +112,30 @@ async def vet(
     try:
         built = await _built(manifest, folder, log, sandbox)
     except BadSubmission as error:
-        return Vetted("error", _read(log), reason=_without_paths(str(error), folder) + _last(log))
+        return Vetted("error", _read(log), reason=_reason(f"{error}{_last(log)}", folder))
     try:
         bot = bot_of(built)
     except BadSubmission as error:
-        reason = f"its command cannot start: {_without_paths(str(error), built.folder)}"
+        reason = _reason(f"its command cannot start: {error}", built.folder)
         return Vetted("error", _read(log), reason=reason)
     template = settings.tournament_config(folder / VALIDATION, [bot], seed)
     given = {name: getattr(template, name) for name in OPTIONS_BY_NAME if name != "time_bank"}
     options = check_options(**given, time_bank=settings.time_bank or TIME_BANK)
     checks = await check_bot(bot, folder / CHECK, options)
-    lines = tuple(line for check in checks for line in render(check).splitlines())
+    lines = tuple(
+        _relative(line, built.folder, folder)
+        for check in checks
+        for line in render(check).splitlines()
+    )
     failed = [check for check in checks if not check.passed]
     if failed:
         first = failed[0]
-        what = f": got {first.got}" if first.got else ""
+        what = f": got {first.got[:REASON_CHARS]}" if first.got else ""
         reason = (
             f"check-bot: {len(checks) - len(failed)} of {len(checks)} checks passed; the first "
             f"that did not, {first.name!r}{what}"
         )
-        return Vetted("error", _read(log), lines, _short(reason))
+        return Vetted("error", _read(log), lines, _reason(reason, built.folder, folder))
     seats = [replace(bot, name=f"{bot.name}.{n + 1}") for n in range(settings.players)]
     reusing = replace(template, reuse_processes=True)  # copies of itself: see the module's note
     for number in range(1, settings.validation_games + 1):
@@ -143,7 +150,7 @@ async def vet(
             )
         if sum(result.faults):
             reason = _validation_fault(validation, sum(result.faults))
-            return Vetted("error", _read(log), lines, reason)
+            return Vetted("error", _read(log), lines, _reason(reason, folder))
     return Vetted("placement", _read(log), lines, built=built)
 
 
@@ -166,7 +173,7 @@ def _validation_fault(validation: Path, faults: int) -> str:
                 seat = outcome.spec.seats[fault.seat]
                 where = f"round {fault.round + 1}, turn {fault.turn + 1}"
                 said = _last(validation / LOGS / f"{seat}.log")
-                return _short(
+                return (
                     f"its validation set against copies of itself had {faults} fault(s), the "
                     f"first ({fault.kind}) in {where}: {fault.message[:REASON_CHARS]}{said}"
                 )
@@ -188,12 +195,18 @@ def _last(log: Path) -> str:
     return f"; its log ends: {lines[-1][:REASON_CHARS]!r}" if lines else ""
 
 
-def _without_paths(message: str, folder: Path) -> str:
-    """A message without the server's paths (`(see /srv/ladder/...)`, the folder's own)."""
-    message = re.sub(r"\s*\(see [^)]*\)", "", message)
-    return message.replace(str(folder.resolve()) + "/", "").replace(str(folder) + "/", "")
+def _reason(message: str, *folders: Path) -> str:
+    """A reason as its author reads it: on one line (a bot's words may hold line breaks),
+    without the server's paths (`(see /srv/ladder/...)`, the `folders`), at most
+    REASON_CAP characters (a command or a bot's words may be of any length)."""
+    message = " ".join(_relative(re.sub(r"\s*\(see [^)]*\)", "", message), *folders).split())
+    return message if len(message) <= REASON_CAP else message[: REASON_CAP - 1] + "…"
 
 
-def _short(reason: str) -> str:
-    """A reason on one line (a bot's words may hold line breaks)."""
-    return " ".join(reason.split())
+def _relative(text: str, *folders: Path) -> str:
+    """`text` with the `folders` (the built copy's, then the version's) left out of every path
+    in it, in turn: an author reads where a file lies in their own upload, or in their version's
+    folder, never where the server keeps it."""
+    for folder in folders:
+        text = text.replace(str(folder.resolve()) + "/", "").replace(str(folder) + "/", "")
+    return text

@@ -11,7 +11,7 @@ import pytest
 
 from arena.ladder.settings import LadderSettings
 from arena.ladder.uploads import unpack
-from arena.ladder.vetting import BUILD_LOG, CHECK, VALIDATION, Vetted, vet
+from arena.ladder.vetting import BUILD_LOG, CHECK, REASON_CAP, VALIDATION, Vetted, vet
 from arena.tournament.cluster.shipping import pack
 from arena.tournament.submissions import Manifest, read_manifest
 
@@ -63,8 +63,9 @@ def uploaded(source: Path, place: Path) -> Manifest:
 def vetted(manifest: Manifest, place: Path, settings: LadderSettings = SETTINGS) -> Vetted:
     result = asyncio.run(vet(manifest, place / "version", settings, seed=7))
     if result.reason is not None:
-        assert "\n" not in result.reason
-        assert str(place) not in result.reason  # the server's paths are its own
+        assert "\n" not in result.reason and len(result.reason) <= REASON_CAP
+    shown = [result.reason or "", *result.check_lines]
+    assert not [line for line in shown if str(place) in line]  # the server's paths are its own
     return result
 
 
@@ -165,3 +166,19 @@ def test_a_command_naming_a_path_no_system_can_look_up_is_an_error(
     result = vetted(uploaded(source, tmp_path), tmp_path)
     assert result.status == "error"
     assert result.reason is not None and result.reason.startswith("its command cannot start: no")
+
+
+def test_a_program_whose_interpreter_is_missing_fails_check_bot_without_a_server_path(
+    tmp_path: Path,
+) -> None:
+    """Its process starts and ends at once: check-bot's lines quote the arena's notes and the
+    bot's log, which name the program by the path it runs from, on the server's disk."""
+    source = tmp_path / "src" / "script"
+    source.mkdir(parents=True)
+    (source / "bot.sh").write_text("#!/no/such/interpreter\n")
+    (source / "bot.sh").chmod(0o755)
+    (source / "bot.toml").write_text(f'command = "./bot.sh {"x" * 5000}"\n')
+    result = vetted(uploaded(source, tmp_path), tmp_path)
+    assert result.status == "error" and result.reason is not None
+    assert "connects and says hello in time" in result.reason
+    assert any("process" in line and ": bot.sh xx" in line for line in result.check_lines)
