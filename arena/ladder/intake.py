@@ -87,7 +87,7 @@ def receive(
     try:
         check_name(bot_name)
     except BadBotSpec as error:
-        raise BadUpload(f"{error} (in the URL's bot name)") from None
+        raise BadUpload(f"{error} (in the bot's name)") from None
     within_day(repository.submissions_today(db, author), settings)
     data = checked(data, scratch, settings.upload_cap_mb << 20)
     within_day(repository.begin_submission(db, author), settings)
