@@ -109,6 +109,17 @@ def test_refusals_are_one_line(ladder: tuple[TestClient, Engine, Path]) -> None:
     assert upload.status_code == 400 and "bad bot name" in upload.json()["detail"]
 
 
+def test_the_reference_documents_a_malformed_request_as_it_is_answered(
+    ladder: tuple[TestClient, Engine, Path],
+) -> None:
+    """FastAPI documents a 422 as its list of errors; the API answers one line (`Problem`)."""
+    client, _, _ = ladder
+    reference = client.get("/openapi.json").json()
+    malformed = reference["paths"]["/api/sets/{set_id}"]["get"]["responses"]["422"]
+    assert malformed["content"]["application/json"]["schema"]["$ref"].endswith("/Problem")
+    assert "HTTPValidationError" not in reference["components"]["schemas"]
+
+
 BEYOND_A_ROW = (2**63, -(2**63) - 1, 10**30, 0, -1)
 """Ids no row can have: past 64 bits either way (SQLite's driver cannot bind them: a 500 before
 ids were bounded where the routes declare them), and below the first."""

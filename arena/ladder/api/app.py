@@ -16,6 +16,7 @@ from starlette.requests import ClientDisconnect
 from arena.ladder.access import Refused
 from arena.ladder.api import public, versions
 from arena.ladder.api.deps import Served
+from arena.ladder.api.schemas import Problem
 from arena.ladder.web import organizer, private
 from arena.ladder.web import public as pages
 from arena.ladder.web.render import STATIC
@@ -32,7 +33,12 @@ DESCRIPTION = (
 def create_app(served: Served) -> FastAPI:
     """The API and the pages over one ladder (its folder, database, settings and match loop's
     report); the pages' stylesheet and scripts at `/static`."""
-    app = FastAPI(title="arena ladder", description=DESCRIPTION, version="1")
+    app = FastAPI(
+        title="arena ladder",
+        description=DESCRIPTION,
+        version="1",
+        responses={422: {"model": Problem, "description": "A malformed request, in one line"}},
+    )
     app.state.served = served
     app.include_router(public.router)
     app.include_router(versions.router)
@@ -65,10 +71,14 @@ async def _cut_off(request: Request, error: Exception) -> Response:
     return await _refused(request, Refused(400, "the body ended before its length: send it whole"))
 
 
-async def _one_line(request: Request, error: RequestValidationError) -> JSONResponse:
-    """A malformed request as one line: where, and what was wrong."""
+async def _one_line(request: Request, error: RequestValidationError) -> Response:
+    """A malformed request as one line: where, and what was wrong; as JSON for the API (the
+    OpenAPI page documents it as `Problem`, not FastAPI's list of errors), as a page for a
+    browser (a page's URL with a malformed id, say)."""
     first = error.errors()[0] if error.errors() else {}
     where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "request"
     message = str(first.get("msg", "malformed")).rstrip(".").lower()
+    if not request.url.path.startswith("/api/"):
+        return private.refused(request, Refused(422, f"{where}: {message}"))
     detail = f"{where}: {message}: see the API's reference at /docs"
     return JSONResponse({"detail": detail}, status_code=422)

@@ -205,11 +205,17 @@ def test_a_pages_id_no_row_can_have_is_refused_not_an_error(
     routes declare them): every page that takes one refuses it in one line."""
     browser = client(app)
     csrf = sign_in(browser, "boss")
-    for path in (f"/sets/{number}", f"/me/versions/{number}", f"/me/sets/{number}"):
+    for path in (f"/sets/{number}", f"/me/versions/{number}", f"/me/sets/{number}", "/sets/x"):
         answer = browser.get(path)
-        assert answer.status_code == 422 and "\n" not in answer.json()["detail"], path
+        assert answer.status_code == 422 and is_page(answer), path
+        assert "input should be" in answer.text, path  # the one line, as a page
     bench = browser.post(f"/status/versions/{number}/bench", data={"reason": "x", "csrf": csrf})
-    assert bench.status_code == 422 and "\n" not in bench.json()["detail"]
+    assert bench.status_code == 422 and is_page(bench)
+
+
+def is_page(answer: Response) -> bool:
+    """A page for a browser, not the API's JSON."""
+    return answer.headers["content-type"].startswith("text/html")
 
 
 def test_an_organizer_benches_and_restores_from_the_status_page(app: tuple[Served, Engine]) -> None:
