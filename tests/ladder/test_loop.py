@@ -36,8 +36,10 @@ def now() -> dt.datetime:
 
 
 def template(folder: Path) -> TournamentConfig:
+    """A set's games one at a time, each bot's one process playing them all: two games at once
+    started a process per seat for each, twice the start-ups, most of a set's CPU."""
     config = SETTINGS.tournament_config(folder / "sets", (), 0)
-    return replace(config, reuse_processes=True, concurrency=2)
+    return replace(config, reuse_processes=True, concurrency=1)
 
 
 def done_sets(engine: Engine) -> list[LadderSet]:
@@ -112,10 +114,11 @@ def test_a_faulting_version_is_benched_with_its_faults_and_logs_shown_to_its_aut
 
     illegal = Path(__file__).parents[1] / "bots" / "illegal_card_bot.py"
     settings = replace(SETTINGS, bench_window=2, bench_fault_share=0.5, placement_sets=5)
-    engine = seed_ladder(tmp_path, {"lowest": "lowest", "highest": "highest", "illegal": illegal})
+    # two bots at two seats: the illegal one plays every set, so it is benched after two
+    engine = seed_ladder(tmp_path, {"lowest": "lowest", "illegal": illegal})
     token = new_token()
     with Session(engine) as db, db.begin():
-        author = db.scalars(select(Author).where(Author.name == "author2")).one()
+        author = db.scalars(select(Author).where(Author.name == "author1")).one()
         author.token_hash = hash_token(token)
     loop = MatchLoop(tmp_path, engine, settings, template(tmp_path), rng=random.Random(4))
 
@@ -124,7 +127,7 @@ def test_a_faulting_version_is_benched_with_its_faults_and_logs_shown_to_its_aut
         running = asyncio.ensure_future(loop.run(stop))
         while not running.done():
             with Session(engine) as db:
-                if db.get(Version, 3).status == "benched":  # type: ignore[union-attr]
+                if db.get(Version, 2).status == "benched":  # type: ignore[union-attr]
                     break
             await asyncio.sleep(0.2)
         stop.set()
@@ -132,12 +135,12 @@ def test_a_faulting_version_is_benched_with_its_faults_and_logs_shown_to_its_aut
 
     asyncio.run(until_benched())
     client = TestClient(create_app(Served(tmp_path, engine, settings)))
-    page = client.get("/api/versions/3", headers={"Authorization": f"Bearer {token}"}).json()
+    page = client.get("/api/versions/2", headers={"Authorization": f"Bearer {token}"}).json()
     assert page["status"] == "benched"
     assert "faulted in 2 of its last 2 sets" in page["reason"]
     assert page["faults"] and all(fault["kind"] for fault in page["faults"])
     assert any("asked for a card" in line["text"] for line in page["logs"])
-    assert client.get("/api/versions/3").json()["reason"] is None  # its author's alone
+    assert client.get("/api/versions/2").json()["reason"] is None  # its author's alone
     board = client.get("/api/leaderboard").json()
     assert {line["bot"]: line["status"] for line in board}["illegal"] == "benched"
 
@@ -152,9 +155,9 @@ def test_two_sets_at_once_are_each_rated_once_in_the_order_recorded(
     bots = {"lowest": "lowest", "highest": "highest", "random": "random", "heuristic": "heuristic"}
     engine = seed_ladder(tmp_path, bots)
     loop = MatchLoop(tmp_path, engine, settings, template(tmp_path), rng=random.Random(5))
-    asyncio.run(play(loop, 6))
+    asyncio.run(play(loop, 4))  # two at once, twice over
     sets = done_sets(engine)
-    assert len(sets) >= 6
+    assert len(sets) >= 4
     assert sorted(s.rated for s in sets) == list(range(1, len(sets) + 1))
     assert differences(engine, settings.tau) == (len(sets), [])
 

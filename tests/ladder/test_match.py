@@ -17,7 +17,9 @@ from arena.tournament.store import DATABASE, ResultStore
 pytestmark = pytest.mark.integration
 
 BOTS = Path(__file__).parents[2] / "sample_bots" / "python"
-TEMPLATE = TournamentConfig(max_rounds=1, deadline=5.0, reuse_processes=True, concurrency=2)
+TEMPLATE = TournamentConfig(max_rounds=1, deadline=5.0, reuse_processes=True, concurrency=1)
+"""One game at a time, each bot's one process playing them all (two games at once started a
+process per seat for each: twice the start-ups, most of a set's CPU)."""
 
 
 def seats(*names: str) -> list[BotSpec]:
