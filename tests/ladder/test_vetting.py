@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,10 @@ from arena.tournament.submissions import Manifest, read_manifest
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_processes")]
 
 ROOT = Path(__file__).resolve().parents[2]
-SETTINGS = LadderSettings(max_rounds=1, startup_timeout=30.0)
-"""One-round games; a generous start-up (a loaded machine), never a timed assertion."""
+SETTINGS = LadderSettings(players=2, max_rounds=1, startup_timeout=30.0)
+"""Two seats (a validation set starts a copy's process per seat and game at once: two seats
+start half the four's), one-round games; a generous start-up (a loaded machine), never a timed
+assertion."""
 
 LINE_BOT = """
 import json
@@ -105,8 +108,11 @@ def test_a_build_that_fails_is_an_error_with_its_log(tmp_path: Path) -> None:
 
 
 def test_a_bot_that_never_answers_is_an_error_naming_the_check(tmp_path: Path) -> None:
+    """Its every check waits out its deadline, which for a bot that never answers is only how
+    long it is not answered: short deadlines (and bank) make it 2 s where the default's is 13."""
     manifest = uploaded(line_bot(tmp_path / "src" / "silent", answers=False), tmp_path)
-    result = vetted(manifest, tmp_path)
+    short = replace(SETTINGS, deadline=0.2, first_deadline=0.2, time_bank=0.1)
+    result = vetted(manifest, tmp_path, short)
     assert result.status == "error"
     assert result.reason is not None
     assert result.reason.startswith("check-bot: ")
@@ -128,7 +134,7 @@ def test_a_bot_that_passes_check_bot_but_crashes_in_play_fails_its_validation(
 ) -> None:
     # check-bot asks about 15 decisions of one process; a game of 4 rounds asks 40.
     manifest = uploaded(line_bot(tmp_path / "src" / "tired", crash_after=30), tmp_path)
-    settings = LadderSettings(max_rounds=4, end_score=1000, startup_timeout=30.0)
+    settings = replace(SETTINGS, max_rounds=4, end_score=1000)
     result = vetted(manifest, tmp_path, settings)
     assert result.status == "error"
     assert all(line.startswith("PASS") for line in result.check_lines)
