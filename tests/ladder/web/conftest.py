@@ -1,7 +1,7 @@
 """One real ladder for the pages' tests: `arena ladder serve` as a process on 127.0.0.1 over a
 ladder of three authors' sample bots, one of which gets a second version while it plays, and
-three hostile bots whose names are markup; module-scoped (one ladder per test file, which
-`make test` runs in one worker), playing on while the tests read it.
+three hostile bots whose names are markup (`pages_ladder`; each test file serves a ladder of its
+own from these pieces, once for the module, which `make test` runs in one worker).
 
 The versions are written into the database with their built copies laid out as vetting leaves
 them (`bench.ladder.lay_out_build`), not uploaded: uploads and vetting have their own tests
@@ -9,7 +9,13 @@ them (`bench.ladder.lay_out_build`), not uploaded: uploads and vetting have thei
 hostile names could not come in through the API at all (a bot's and an author's name are
 letters, digits, '_', '.' and '-'): they stand for a bad row, which the pages must not trust
 either. Their versions are benched, so the match loop never seats them; two sets among them are
-recorded by hand, which gives each a rating history to draw."""
+recorded by hand, which gives each a rating history to draw.
+
+A ladder plays as long as it can seat a table, and every set that no test reads is CPU taken
+from the suite's other worker. `set_playing` benches a version (or puts it back), as the
+organizer's button does: benched once the set a test needs is under way (`PagesLadder.begun`),
+that set is played to its end and rated, and then, with fewer authors in play than seats,
+matchmaking makes no table and the ladder rests while the pages are read."""
 
 from __future__ import annotations
 
@@ -19,17 +25,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.ladder.authors import hash_token, new_token
+from arena.ladder.benching import bench
 from arena.ladder.db import repository
 from arena.ladder.db.engine import open_database
+from arena.ladder.db.models import SetSeat, Version
 from arena.ladder.loop import record_set
 from arena.ladder.match import SetResult
 from arena.ladder.rating import initial
 from arena.ladder.settings import LadderSettings
-from arena.ladder.versions import VersionStatus
+from arena.ladder.versions import Event, VersionStatus, next_status
 from bench.ladder import lay_out_build
 from tests.ladder.serving import Served, make_ladder, serving
 
@@ -40,16 +48,18 @@ SAMPLES = {"alice": "heuristic", "bob": "lowest", "carol": "random"}
 SECOND = "heuristic"
 """The bot that gets a second version (its graph's version mark)."""
 OPTIONS = ("--reuse-processes", "--seed", "25", "--concurrency", "1")
-SETTINGS = {"players": 3, "placement_sets": 2, "sets_at_once": 1}
+SETTINGS: dict[str, Any] = {"players": 3, "placement_sets": 2, "sets_at_once": 1}
 """Three seats; placed after two sets, so the second version goes active (its first retired).
-One set at a time, its games one at a time: the ladder plays on for the module's whole length,
-and what it plays beyond what a test waits for is spent CPU, taken from the suite's other worker
-(two sets at once made the public pages' module cost 39 CPU s against 26, in the same time)."""
+One set at a time, its games one at a time: what a ladder plays beyond what a test waits for is
+spent CPU, taken from the suite's other worker (two sets at once made the public pages' module
+cost 39 CPU s against 26, in the same time, when its ladder played on for the module's length)."""
+RESTS = "the ladder rests while its pages are read"
+"""The reason a version benched by `set_playing` gives."""
 
 
 @dataclass
 class PagesLadder:
-    """The served ladder the pages' tests read (it plays on meanwhile)."""
+    """The served ladder the pages' tests read."""
 
     served: Served
     folder: Path
@@ -71,6 +81,17 @@ class PagesLadder:
 
     def sets_of(self, version: int) -> int:
         return int(self.api(f"/api/versions/{version}")["sets"])
+
+    def begun(self, version: int) -> int:
+        """The sets that seat `version`, under way or done (read from the database: the API
+        lists the done ones)."""
+        engine = open_database(self.folder)
+        try:
+            with Session(engine) as db:
+                seats = select(func.count()).where(SetSeat.version_id == version)
+                return db.scalar(seats) or 0
+        finally:
+            engine.dispose()
 
 
 def add_version(folder: Path, author: str, bot: str, sample: str | Path, token: str | None) -> int:
@@ -115,19 +136,46 @@ def seed_hostile(folder: Path, settings: LadderSettings) -> dict[str, str]:
     return tokens
 
 
-@contextlib.contextmanager
-def pages_ladder(root: Path, hostile: bool = True, sets: int = 2) -> Iterator[PagesLadder]:
-    """The ladder served (see the module's note), once the second version of `SECOND` has
-    played `sets` sets (two place it); with the hostile bots, or without (the screenshots)."""
-    folder = root / "contest"
-    settings = make_ladder(folder, **SETTINGS)
+def set_playing(folder: Path, version: int, playing: bool) -> None:
+    """Bench `version` (`playing` False: for `RESTS`), or put it back in play, in placement, as
+    the organizer's button does (without the organizer's record), straight in the database."""
+    engine = open_database(folder)
+    try:
+        with Session(engine) as db, db.begin():
+            found = db.get_one(Version, version)
+            if playing:
+                found.status = next_status(VersionStatus(found.status), Event.RESTORED)
+                found.reason = None
+            else:
+                assert bench(found, RESTS), f"version {version} is {found.status}: not in play"
+    finally:
+        engine.dispose()
+
+
+def samples_ladder(
+    folder: Path, hostile: bool = True, **settings: Any
+) -> tuple[LadderSettings, dict[str, str], dict[str, list[int]]]:
+    """A ladder made in `folder` with `SETTINGS` (and `settings`), each author's sample bot in
+    placement, and the hostile bots (or not): its settings, tokens and versions, for a
+    `PagesLadder`."""
+    made = make_ladder(folder, **{**SETTINGS, **settings})
     tokens = {author: new_token() for author in SAMPLES}
     versions = {
         bot: [add_version(folder, author, bot, bot, tokens[author])]
         for author, bot in SAMPLES.items()
     }
     if hostile:
-        tokens.update(seed_hostile(folder, settings))
+        tokens.update(seed_hostile(folder, made))
+    return made, tokens, versions
+
+
+@contextlib.contextmanager
+def pages_ladder(root: Path, hostile: bool = True, sets: int = 2) -> Iterator[PagesLadder]:
+    """The ladder served (see the module's note), once the second version of `SECOND` has
+    played `sets` sets (two place it), playing on; with the hostile bots, or without (the
+    screenshots)."""
+    folder = root / "contest"
+    settings, tokens, versions = samples_ladder(folder, hostile)
     with serving(folder, *OPTIONS) as served:
         found = PagesLadder(served, folder, settings, tokens, versions)
         first = versions[SECOND][0]
@@ -135,10 +183,4 @@ def pages_ladder(root: Path, hostile: bool = True, sets: int = 2) -> Iterator[Pa
         second = add_version(folder, "alice", SECOND, SECOND, None)
         versions[SECOND].append(second)
         served.wait_for(f"{sets} sets of the second version", lambda: found.sets_of(second) >= sets)
-        yield found
-
-
-@pytest.fixture(scope="module")
-def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PagesLadder]:
-    with pages_ladder(tmp_path_factory.mktemp("pages")) as found:
         yield found

@@ -1,7 +1,14 @@
-"""Issue 25's signed-in pages for real: a served ladder (`conftest.py`'s, with its hostile names),
-Debian's Chromium through Playwright, and httpx over loopback. Beside the fixture's authors, this
-module adds an organizer, two authors whose bots write to their logs (one writes markup, one
+"""Issue 25's signed-in pages for real: a served ladder (`conftest.py`'s pieces: its hostile
+names, and alice's sample bot), Debian's Chromium through Playwright, and httpx over loopback.
+Beside them, an organizer, two authors whose bots write to their logs (one writes markup, one
 says what it thinks) and one to revoke; one ladder for the module, read by each test in turn.
+
+Three seats, and three authors in play: the loggers and alice's bot, so the ladder's first set
+seats both loggers at one table; alice's bot is benched as that set begins, which leaves two
+authors for three seats: the set is played to its end, and the ladder rests while the pages are
+read. (The module's ladder was the public pages' before, the loggers added to it: it played
+some eighteen sets that no test read, near half the module's CPU.) The signed-in pages are one
+page per author, kept for the module (`Pages`).
 
 In the browser: an author signs in, reads their own build log and bot logs (never an opponent's,
 though the opponent wrote too), uploads a version through the page and sees it placed; another
@@ -31,8 +38,16 @@ from arena.ladder.authors import hash_token, new_token
 from arena.ladder.db import repository
 from arena.ladder.db.engine import open_database
 from tests.browser import PHONE, assert_fits, count_scripts, script_attributes
-from tests.ladder.serving import BOTS, PATIENCE, arena
-from tests.ladder.web.conftest import HOSTILE, PagesLadder, add_version
+from tests.ladder.serving import BOTS, PATIENCE, arena, make_ladder, serving
+from tests.ladder.web.conftest import (
+    HOSTILE,
+    OPTIONS,
+    SETTINGS,
+    PagesLadder,
+    add_version,
+    seed_hostile,
+    set_playing,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
@@ -77,26 +92,37 @@ def set_of_both(private: Private) -> int | None:
     """A done set where the markup and the chatty bot sat at one table."""
     sets = private.ladder.api("/api/sets?bot=markup&limit=100")
     for played in sets:
-        if {seat["version_id"] for seat in played["seats"]} >= set(private.versions.values()):
+        seated = {seat["version_id"] for seat in played["seats"]}
+        if played["status"] == "done" and seated >= set(private.versions.values()):
             return int(played["id"])
     return None
 
 
 @pytest.fixture(scope="module")
-def private(ladder: PagesLadder) -> Iterator[Private]:
-    folder = ladder.folder
+def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Private]:
+    """The ladder served (see the module's note), resting once the loggers played together."""
+    folder = tmp_path_factory.mktemp("private") / "contest"
+    settings = make_ladder(folder, **SETTINGS)
     tokens = {name: add_author(folder, name, name == "boss") for name in ("boss", "frank")}
-    found = Private(ladder, tokens)
+    tokens["alice"] = new_token()
+    versions = {
+        "heuristic": [add_version(folder, "alice", "heuristic", "heuristic", tokens["alice"])]
+    }
+    hostile = seed_hostile(folder, settings)
+    loggers = {}
     for author, bot in (("dave", "markup"), ("erin", "chatty")):
         tokens[author] = new_token()
-        found.versions[bot] = add_version(
-            folder, author, bot, TEST_BOTS / f"{bot}_bot.py", tokens[author]
-        )
-    ladder.served.wait_for("a set of both loggers", lambda: set_of_both(found) is not None)
-    together = set_of_both(found)
-    assert together is not None
-    found.together = together
-    yield found
+        loggers[bot] = add_version(folder, author, bot, TEST_BOTS / f"{bot}_bot.py", tokens[author])
+    with serving(folder, *OPTIONS) as served:
+        ladder = PagesLadder(served, folder, settings, hostile, versions)
+        found = Private(ladder, tokens, loggers)
+        served.wait_for("a set begun", lambda: ladder.begun(loggers["markup"]) > 0)
+        set_playing(folder, versions["heuristic"][0], False)
+        served.wait_for("a set of both loggers", lambda: set_of_both(found) is not None)
+        together = set_of_both(found)
+        assert together is not None
+        found.together = together
+        yield found
 
 
 def signed_in(browser: Any, private: Private, author: str, width: int = 1000) -> Any:
@@ -109,19 +135,50 @@ def signed_in(browser: Any, private: Private, author: str, width: int = 1000) ->
     return page
 
 
-def baseline(browser: Any, private: Private) -> int:
-    """The scripts a page of this site holds of its own: the sign-in page's."""
-    page = browser.new_page()
-    page.goto(f"{private.url}/login")
-    count = count_scripts(page)
-    page.close()
-    return count
+class Pages:
+    """A page per author, signed in through the form at its first use and kept for the module,
+    and one signed out: a new page costs Chromium some 0.3 CPU s, going to an address in one
+    a fifth of that."""
+
+    def __init__(self, browser: Any, private: Private) -> None:
+        self.browser = browser
+        self.private = private
+        self.opened: dict[str | None, Any] = {}
+
+    def of(self, author: str, width: int = 1000) -> Any:
+        """`author`'s page, `width` px wide, at /me."""
+        page = self.opened.get(author)
+        if page is None:
+            page = self.opened[author] = signed_in(self.browser, self.private, author, width)
+            return page
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"{self.private.url}/me")
+        return page
+
+    def signed_out(self, width: int = 1000) -> Any:
+        """The signed-out page, `width` px wide, at /login."""
+        page = self.opened.get(None)
+        if page is None:
+            page = self.opened[None] = self.browser.new_page()
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"{self.private.url}/login")
+        return page
+
+
+@pytest.fixture(scope="module")
+def pages(browser: Any, private: Private) -> Iterator[Pages]:
+    kept = Pages(browser, private)
+    try:
+        yield kept
+    finally:
+        for page in kept.opened.values():
+            page.close()
 
 
 def test_an_author_reads_their_own_logs_and_uploads_a_version_that_is_placed(
-    private: Private, browser: Any, tmp_path: Path
+    private: Private, pages: Pages, tmp_path: Path
 ) -> None:
-    page = signed_in(browser, private, "dave")
+    page = pages.of("dave")
     assert page.locator("h2.name", has_text="markup").count() == 1
     page.goto(f"{private.url}/me/versions/{private.versions['markup']}")
     lines = page.locator("table.lines td.text").all_inner_texts()
@@ -130,7 +187,7 @@ def test_an_author_reads_their_own_logs_and_uploads_a_version_that_is_placed(
     page.goto(f"{private.url}/me/sets/{private.together}")
     mine = page.locator("table.lines td.text").all_inner_texts()
     assert mine and all(MARKUP in line or line.startswith("[arena]") for line in mine), mine[:5]
-    erin = signed_in(browser, private, "erin")
+    erin = pages.of("erin")
     erin.goto(f"{private.url}/me/sets/{private.together}")
     theirs = erin.locator("table.lines td.text").all_inner_texts()
     assert any(THINKING in line for line in theirs) and not any("alert(1)" in t for t in theirs)
@@ -161,9 +218,9 @@ def test_an_author_reads_their_own_logs_and_uploads_a_version_that_is_placed(
 
 
 def test_another_authors_pages_answer_403_and_what_is_not_there_404(
-    private: Private, browser: Any
+    private: Private, pages: Pages
 ) -> None:
-    page = signed_in(browser, private, "dave")
+    page = pages.of("dave")
     other = page.goto(f"{private.url}/me/versions/{private.versions['chatty']}")
     assert other is not None and other.status == 403
     assert "another author" in page.locator("p.problem").inner_text()
@@ -183,11 +240,11 @@ def test_another_authors_pages_answer_403_and_what_is_not_there_404(
 
 
 def test_hostile_names_and_log_lines_add_no_script_to_me_or_status(
-    private: Private, browser: Any
+    private: Private, pages: Pages
 ) -> None:
-    own = baseline(browser, private)
+    own = count_scripts(pages.signed_out())  # the scripts a page of this site holds of its own
     for name in HOSTILE:
-        page = signed_in(browser, private, name)
+        page = pages.of(name)
         assert page.locator("h1.name").inner_text() == name
         assert page.locator("h2.name").inner_text() == name
         assert count_scripts(page) == own and script_attributes(page) == []
@@ -195,12 +252,11 @@ def test_hostile_names_and_log_lines_add_no_script_to_me_or_status(
         link.click()
         assert page.locator("#reason").inner_text() == name  # its reason is its name
         assert count_scripts(page) == own and script_attributes(page) == []
-        page.close()
-    dave = signed_in(browser, private, "dave")
+    dave = pages.of("dave")
     dave.goto(f"{private.url}/me/versions/{private.versions['markup']}")
     assert count_scripts(dave) == own and script_attributes(dave) == []
     assert dave.locator("textarea").count() == 0
-    boss = signed_in(browser, private, "boss")
+    boss = pages.of("boss")
     boss.goto(f"{private.url}/status")
     benched = boss.locator("#benched td.name").all_inner_texts()
     assert all(f"{name}.v1" in benched for name in HOSTILE), benched
@@ -208,12 +264,9 @@ def test_hostile_names_and_log_lines_add_no_script_to_me_or_status(
     assert boss.locator("textarea").count() == 0
 
 
-def test_every_signed_in_page_fits_a_phone(private: Private, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": PHONE, "height": 800})
-    page.goto(f"{private.url}/login")
-    assert_fits(page)
-    page.close()
-    pages = {
+def test_every_signed_in_page_fits_a_phone(private: Private, pages: Pages) -> None:
+    assert_fits(pages.signed_out(PHONE))
+    paths = {
         "dave": [
             "/me",
             f"/me/versions/{private.versions['markup']}",
@@ -222,18 +275,17 @@ def test_every_signed_in_page_fits_a_phone(private: Private, browser: Any) -> No
         ],
         "boss": ["/status"],
     }
-    for author, paths in pages.items():
-        page = signed_in(browser, private, author, width=PHONE)
-        for path in paths:
+    for author, each in paths.items():
+        page = pages.of(author, PHONE)
+        for path in each:
             page.goto(f"{private.url}{path}")
             assert_fits(page)
-        page.close()
 
 
 def test_the_organizer_benches_and_restores_a_version_from_the_status_page(
-    private: Private, browser: Any
+    private: Private, pages: Pages
 ) -> None:
-    page = signed_in(browser, private, "boss")
+    page = pages.of("boss")
     page.goto(f"{private.url}/status")
     row = page.locator("#playing tr", has_text="chatty.v1")
     row.locator("input[name=reason]").fill("it talks too much")
@@ -242,7 +294,7 @@ def test_the_organizer_benches_and_restores_a_version_from_the_status_page(
     benched = page.locator("#benched tr", has_text="chatty.v1")
     assert "benched by the organizer boss: it talks too much" in benched.inner_text()
     assert "it talks too much" in page.locator("#actions").inner_text()
-    erin = signed_in(browser, private, "erin")
+    erin = pages.of("erin")
     assert "benched by the organizer boss: it talks too much" in erin.content()
     benched.locator("input[name=reason]").fill("it may talk")
     benched.locator("button").click()

@@ -1,7 +1,14 @@
 """The public pages in a real browser (Debian's Chromium under Playwright) against a real
-`arena ladder serve` that plays on while they are read (`conftest.py`'s ladder): the
-leaderboard in rating order and live, a bot's rating graph, a set's replay, hostile names shown
-as text, and every page at a phone's 420 px."""
+`arena ladder serve` (`conftest.py`'s pieces): the leaderboard in rating order and live, a bot's
+rating graph, a set's replay, hostile names shown as text, and every page at a phone's 420 px.
+
+Versions are placed after one set here: the first version of `SECOND` plays a set, its second
+version comes in while it plays and plays the next, and `RESTING` is benched as that one begins,
+which leaves two authors in play for three seats. The ladder then rests while the pages are
+read (it played on for the module's whole length before, and placed after two sets: some
+eight sets that no test read, two fifths of the module's CPU); the live leaderboard's test puts
+`RESTING` back in play until one more set is under way, and the pages' other tests read what is
+there, whether the ladder plays or not. The tests of a desktop page share one (`watched`)."""
 
 from __future__ import annotations
 
@@ -21,8 +28,17 @@ from tests.browser import (
     script_attributes,
     watch,
 )
-from tests.ladder.serving import PATIENCE
-from tests.ladder.web.conftest import HOSTILE, SAMPLES, SECOND, PagesLadder
+from tests.ladder.serving import PATIENCE, serving
+from tests.ladder.web.conftest import (
+    HOSTILE,
+    OPTIONS,
+    SAMPLES,
+    SECOND,
+    PagesLadder,
+    add_version,
+    samples_ladder,
+    set_playing,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -34,19 +50,67 @@ READ_BOARD = """() => [...document.querySelectorAll("#standings tr[data-bot]")].
 }))"""
 
 
-@pytest.fixture
-def page(browser: Any, ladder: PagesLadder) -> Iterator[Any]:
-    """A desktop-sized page whose problems (script errors, requests elsewhere than the ladder,
-    a dialog opened) fail the test at its end."""
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
-    opened = context.new_page()
-    problems = watch(opened, allowed=(ladder.url,))
-    opened.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
+RESTING = "random"
+"""The sample bot benched while the ladder rests."""
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PagesLadder]:
+    """The pages' ladder (see the module's note), resting once the second version of `SECOND`
+    has played its set."""
+    folder = tmp_path_factory.mktemp("pages") / "contest"
+    settings, tokens, versions = samples_ladder(folder, placement_sets=1)
+    with serving(folder, *OPTIONS) as served:
+        found = PagesLadder(served, folder, settings, tokens, versions)
+        first = versions[SECOND][0]
+        served.wait_for("a set of the first version", lambda: found.begun(first) > 0)
+        second = add_version(folder, "alice", SECOND, SECOND, None)
+        versions[SECOND].append(second)
+        served.wait_for("a set of the second version", lambda: found.begun(second) > 0)
+        set_playing(folder, versions[RESTING][0], False)
+        served.wait_for("the second version placed", lambda: found.sets_of(second) >= 1)
+        yield found
+
+
+def one_more_set(ladder: PagesLadder) -> None:
+    """`RESTING` back in play until a new set of it is under way, then benched again: the
+    ladder plays that set to its end (a benched version's set is played out) and rests."""
+    version = ladder.versions[RESTING][0]
+    before = ladder.begun(version)
+    set_playing(ladder.folder, version, True)
     try:
-        yield opened
-        assert not problems, problems
+        ladder.served.wait_for(f"a new set of {RESTING}", lambda: ladder.begun(version) > before)
+    finally:
+        set_playing(ladder.folder, version, False)
+
+
+DESKTOP = {"width": 1100, "height": 800}
+
+
+@pytest.fixture(scope="module")
+def watched(browser: Any, ladder: PagesLadder) -> Iterator[tuple[Any, list[str]]]:
+    """One desktop-sized page for the module's tests, and its problems as they come (script
+    errors, requests elsewhere than the ladder, a dialog opened): a new page costs Chromium some
+    0.3 CPU s, going to an address in one a fifth of that."""
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        opened = context.new_page()
+        problems = watch(opened, allowed=(ladder.url,))
+        opened.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
+        yield opened, problems
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(watched: tuple[Any, list[str]]) -> Iterator[Any]:
+    """The module's page, desktop-sized; its problems from the test's start fail the test at
+    its end."""
+    opened, problems = watched
+    opened.set_viewport_size(DESKTOP)
+    problems.clear()
+    yield opened
+    assert not problems, problems
 
 
 def test_the_leaderboard_is_in_rating_order_and_updates_live(
@@ -60,6 +124,7 @@ def test_the_leaderboard_is_in_rating_order_and_updates_live(
     assert ratings == sorted(ratings, reverse=True), board
     played = sum(line["sets"] for line in board)
     page.evaluate("window.notReloaded = true")
+    one_more_set(ladder)  # the page shows it at its next look once it is rated
     page.wait_for_function(
         """(before) => [...document.querySelectorAll("#standings td.sets")]
             .reduce((sum, cell) => sum + Number(cell.textContent), 0) > before""",
