@@ -18,7 +18,9 @@ here plays in a set:
    are played by. Each must finish with no fault. A copy's process plays several rotations
    (`reuse_processes`): what it could remember of a hand from one rotation to the next helps it
    against nobody but itself, and the set's start-ups, most of its CPU, fall from `players`
-   squared to `players` times the games at once.
+   squared to `players`. Its games are played one at a time (`concurrency` 1, whatever the
+   serve's): two at once would start a second process per copy, twice the start-ups, taken
+   from the CPU the match loop's sets are playing on.
 
 The first step that fails ends the vetting: the version is `error`, and `Vetted` keeps the build
 log, check-bot's lines and one line of reason (a person's: the first failed check and what the
@@ -137,7 +139,8 @@ async def vet(
         )
         return Vetted("error", _read(log), lines, _reason(reason, built.folder, folder))
     seats = [replace(bot, name=f"{bot.name}.{n + 1}") for n in range(settings.players)]
-    reusing = replace(template, reuse_processes=True)  # copies of itself: see the module's note
+    # copies of itself, a process each for the whole set: see the module's note
+    reusing = replace(template, reuse_processes=True, concurrency=1)
     for number in range(1, settings.validation_games + 1):
         validation = folder / VALIDATION / str(number)
         result = await play_set(reusing, validation, seats, seed + number - 1, venue=venue)
