@@ -131,3 +131,29 @@ def test_the_players_names_still_come_from_the_package() -> None:
     from arena.players.referee import Referee
 
     assert arena.players.play_game is play_game and arena.players.Referee is Referee
+
+
+_COLLECTOR = """
+import gc, sys
+if sys.argv[1] == "off":
+    gc.disable()
+import arena.sdk
+print(gc.isenabled(), gc.get_freeze_count())
+"""
+
+
+@pytest.mark.parametrize("collector", ["on", "off"])
+def test_the_sdk_freezes_what_it_loads_and_leaves_the_collector_as_it_was(collector: str) -> None:
+    """A bot's imports (gRPC, asyncio, protobuf) are frozen out of the cyclic collector's sight
+    once loaded, so that neither its collections nor its exit walk them again: the collector
+    is on again after `import arena.sdk` if it was on before, off if it was off."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR, collector],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    enabled, frozen = done.stdout.split()
+    assert enabled == str(collector == "on")
+    assert int(frozen) > 10_000  # gRPC's, asyncio's and protobuf's objects, not a handful
