@@ -4,9 +4,12 @@ That is every card the seat has seen this round, and nothing it has not: its own
 as they began the round and as they are, every card revealed in its turns, what each seat took,
 and in the draft variant the face-up table and every hand. A stateless bot can count cards from
 one view alone. Earlier rounds are gone (every round is dealt afresh) but for their totals.
+
+`hashlib` is imported by `decision_seed`, the one function that uses it: a bot's SDK loads this
+module but never derives a seed (the arena sends it), and hashlib's import (OpenSSL's digests)
+would cost every bot's start-up some 2 ms of CPU.
 """
 
-import hashlib
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -148,6 +151,8 @@ def decision_seed(
     (NEW's and OLD's in `arena compare`) give a seat the same seed at the same decision, even
     once their cards have parted, while a stateless bot needs no generator of its own.
     """
+    import hashlib
+
     data = f"{seat}:{round}:{turn}:{decision or ''}:{held}".encode()
     digest = hashlib.blake2b(data, digest_size=8, key=key, person=_SEED_PERSON).digest()
     return int.from_bytes(digest, "big") >> (64 - SEED_BITS)

@@ -114,12 +114,18 @@ def test_submit_loads_no_dask() -> None:
 
 def test_a_bots_sdk_loads_neither_the_referee_nor_the_drivers() -> None:
     """Every Python bot imports `arena.sdk` at its start-up, sealed bots included: it loads the
-    players' interface and strategies, and not the referee, the game drivers nor `json`
-    (`arena.players` and `arena.rules.record` import them when first asked for). gRPC's own
-    import loads asyncio and protobuf's loads its text format, whatever the SDK does."""
+    players' interface and strategies, and not the referee, the game drivers, `json` nor
+    `hashlib` (`arena.players`, `arena.rules.record` and `arena.rules.views` import them when
+    first asked for). gRPC's own import loads asyncio and protobuf's loads its text format,
+    whatever the SDK does."""
     modules = imported("arena.sdk")
-    assert {"arena.sdk.client", "arena.players.strategies", "arena.rules.record"} <= set(modules)
-    unneeded = {"arena.players.driver", "arena.players.referee", "json"}
+    assert {
+        "arena.sdk.client",
+        "arena.players.strategies",
+        "arena.rules.record",
+        "arena.rules.views",
+    } <= set(modules)
+    unneeded = {"arena.players.driver", "arena.players.referee", "json", "hashlib"}
     assert unneeded.isdisjoint(modules), sorted(unneeded & set(modules))
     assert [name for name in modules if name.startswith("arena.server")] == []
 
