@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arena.server.isolation.cgroups import BotCgroup
 from arena.server.isolation.process import BotProcess, Limits
 
 pytestmark = pytest.mark.integration
@@ -46,6 +48,20 @@ def test_cpu_time_beyond_the_limit_is_ended_by_the_kernel(tmp_path: Path) -> Non
 
 
 def test_the_limits_are_the_program_s_own(tmp_path: Path) -> None:
-    code = "import resource; print(resource.getrlimit(resource.RLIMIT_DATA))"
-    _, log = run(tmp_path, code, Limits(memory_bytes=256 << 20))
-    assert log.strip() == f"({256 << 20}, {256 << 20})"
+    code = (
+        "import resource as r; "
+        "print([r.getrlimit(k) for k in (r.RLIMIT_DATA, r.RLIMIT_CPU, r.RLIMIT_NOFILE)])"
+    )
+    _, log = run(tmp_path, code, Limits(memory_bytes=256 << 20, cpu_seconds=50, open_files=99))
+    assert log.strip() == str([(256 << 20, 256 << 20), (50, 50), (99, 99)])
+
+
+def test_a_cgroup_the_launch_step_cannot_join_ends_it_before_the_program_runs(
+    tmp_path: Path,
+) -> None:
+    """The step fails closed: a bot never runs outside its cgroup."""
+    missing = BotCgroup((tmp_path / "no-such-cgroup",), version=2)
+    argv = Limits().wrap([sys.executable, "-c", "print('it ran')"], missing)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"arena: cannot enter the cgroup {tmp_path / 'no-such-cgroup'}" in done.stderr

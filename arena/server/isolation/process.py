@@ -38,8 +38,6 @@ _POLL = 0.05
 OPEN_FILES = 1024
 """Files a bot process may hold open (RLIMIT_NOFILE): enough for any bot, and a bound on the
 connections it can open to the arena."""
-_STEP = str(Path(rlimit.__file__).resolve())
-"""The launch step, run as a plain script: it imports nothing of the arena's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +71,7 @@ class Limits:
             settings += [f"cgroup={directory}" for directory in cgroup.directories]
         if not settings:
             return list(argv)
-        return [sys.executable, "-I", "-S", _STEP, *settings, "--", *argv]
+        return rlimit.command(settings, argv)
 
     def cgroup_limits(self) -> CgroupLimits:
         """What the bot's cgroup holds it and its children to, together."""
