@@ -1,9 +1,10 @@
 """Tournaments on a real Dask cluster: a `dask scheduler` and two `dask worker` processes on
 loopback, started here as an organizer starts them, and stopped by their process groups.
 
-The same seed gives the same games and standings on the cluster as on this machine; a worker
-killed mid-tournament costs nothing; a run interrupted on the cluster resumes on this machine;
-submissions are built on each worker, and a broken one is named.
+The same seed gives the same games and standings on the cluster as on this machine, over TLS
+with an organizer's certificates; a worker killed mid-tournament costs nothing; a run
+interrupted on the cluster resumes on this machine; submissions are built on each worker, and a
+broken one is named.
 """
 
 from __future__ import annotations
@@ -42,6 +43,14 @@ DASK = Path(sys.executable).with_name("dask")
 """The `dask` command of the arena's environment (`dask scheduler`, `dask worker`)."""
 START_TIMEOUT = 90.0
 """Seconds the scheduler and workers have to come up on a loaded two-core machine."""
+QUIET_DASK = {
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+}
+"""Dask's own diagnostics, which are not what is tested, off or slowed in the processes started
+here: its profiler samples every worker's threads every 10 ms, and its watchdog of the event
+loop ticks every 20 ms in every process (an idle scheduler and two workers took 0.08 CPU s a
+second, 0.02 without them)."""
 
 
 def config(output: Path, **changes: object) -> TournamentConfig:
@@ -52,7 +61,9 @@ def config(output: Path, **changes: object) -> TournamentConfig:
         seed=11,
         max_rounds=1,
         deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
+        startup_timeout=60.0,  # nor may one fail to start there
         concurrency=2,
+        reuse_processes=True,  # nor is sealing each rotation apart: one process a bot a worker
         output=output,
     )
     return replace(base, **changes)
@@ -73,6 +84,8 @@ class DaskCluster:
 
     address: str
     folder: Path
+    tls: Certificates | None = None
+    """The certificates it speaks TLS with, if it does."""
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     started: list[subprocess.Popen[bytes]] = field(default_factory=list)
     children: set[int] = field(default_factory=set)
@@ -96,6 +109,7 @@ def _start(command: list[str | Path], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         return subprocess.Popen(
             [str(part) for part in command],
+            env={**os.environ, **QUIET_DASK},
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -197,7 +211,7 @@ def dask_cluster(
             time.sleep(0.1)
         address = _scheduler_address(scheduler_file)
         assert address.startswith(("tls" if tls else "tcp") + "://127.0.0.1:")
-        cluster = DaskCluster(address, folder, started=started)
+        cluster = DaskCluster(address, folder, tls, started=started)
         for name in names:
             worker = [DASK, "worker", address, "--name", name, "--nthreads", "1", "--no-nanny"]
             worker += ["--local-directory", folder / name]
@@ -219,7 +233,14 @@ def dask_cluster(
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
-    with dask_cluster(tmp_path_factory.mktemp("dask")) as cluster:
+    """One cluster for the tests that leave it whole, speaking TLS only with an organizer's
+    certificates (plain TCP where there is no `openssl` to make them: see the first test; the
+    killed worker's cluster and `--workers`' own are plain TCP). Those tests come last in the
+    file: it lives to the module's end, and an idle scheduler and its workers still cost CPU
+    (their heartbeats)."""
+    folder = tmp_path_factory.mktemp("dask")
+    tls = certificates(folder / "certs") if shutil.which("openssl") is not None else None
+    with dask_cluster(folder / "dask", tls=tls) as cluster:
         yield cluster
 
 
@@ -227,36 +248,22 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
 def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """The tournament played on this machine alone: what every cluster run must equal."""
     output = tmp_path_factory.mktemp("local") / "out"
-    summary = asyncio.run(run_tournament(config(output)))
+    summary = asyncio.run(run_tournament(config(output, concurrency=1)))
     assert summary.played == 6 and summary.workers is None
     return results(output)
 
 
 def on_cluster(output: Path, cluster: DaskCluster, **changes: object) -> TournamentConfig:
+    """The tournament on `cluster`, the organizer holding its certificates if it speaks TLS."""
+    tls = cluster.tls
+    if tls is not None:
+        changes = {
+            "cluster_ca": tls.ca,
+            "cluster_cert": tls.cert,
+            "cluster_key": tls.key,
+            **changes,
+        }
     return config(output, cluster=cluster.address, **changes)
-
-
-def test_the_same_games_and_standings_on_a_cluster_as_on_one_machine(
-    tmp_path: Path, shared: DaskCluster, local: tuple[str, str]
-) -> None:
-    lines: list[str] = []
-    up: list[int] = []
-    summary = asyncio.run(
-        run_tournament(
-            on_cluster(tmp_path, shared),
-            observer=Observer(announce=lines.append, workers=up.append),
-        )
-    )
-    assert summary.played == 6 and not summary.interrupted
-    assert results(tmp_path) == local
-    assert summary.workers is not None
-    assert sum(summary.workers.games.values()) == 6
-    assert set(summary.workers.games) <= {"w1", "w2"} and summary.workers.lost == ()
-    assert up and up[-1] == 2
-    assert all("lost" not in line for line in lines)
-    assert '"sealed"' in (tmp_path / STANDINGS_JSON).read_text()  # how the workers ran the bots
-    # each bot's log came back from the workers that ran it
-    assert "on worker w" in (tmp_path / "logs" / "heuristic.log").read_text()
 
 
 def test_a_worker_killed_mid_tournament_costs_nothing(
@@ -287,6 +294,66 @@ def test_a_worker_killed_mid_tournament_costs_nothing(
     assert any("worker w1 lost" in line for line in lines)
 
 
+def test_arena_run_with_local_workers(tmp_path: Path, local: tuple[str, str]) -> None:
+    """`--workers 2`: a local cluster of two worker processes, through the command line."""
+    bots = [arg for entry in ENTRIES for arg in ("--bot", entry)]
+    settings = ["--players", "3", "--games", "6", "--seed", "11", "--max-rounds", "1"]
+    done = subprocess.run(
+        [
+            Path(sys.executable).with_name("arena"),
+            "run",
+            *bots,
+            *settings,
+            "--deadline",
+            "5",
+            "--workers",
+            "2",
+            "--reuse-processes",
+            "--json",
+            "--output",
+            tmp_path / "out",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **QUIET_DASK},  # its workers' too
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert sum(document["workers"]["games"].values()) == 6
+    assert document["workers"]["lost"] == []
+    assert results(tmp_path / "out") == local
+    assert (tmp_path / "out" / DATABASE).is_file()
+
+
+def test_the_same_games_and_standings_on_a_tls_cluster_as_on_one_machine(
+    tmp_path: Path, shared: DaskCluster, local: tuple[str, str]
+) -> None:
+    """The organizer reaches the scheduler and the workers with its certificates, over TLS."""
+    assert shared.address.startswith("tcp://" if shared.tls is None else "tls://")
+    lines: list[str] = []
+    up: list[int] = []
+    summary = asyncio.run(
+        run_tournament(
+            on_cluster(tmp_path, shared),
+            observer=Observer(announce=lines.append, workers=up.append),
+        )
+    )
+    assert summary.played == 6 and not summary.interrupted
+    assert results(tmp_path) == local
+    assert summary.workers is not None
+    assert sum(summary.workers.games.values()) == 6
+    assert set(summary.workers.games) <= {"w1", "w2"} and summary.workers.lost == ()
+    assert up and up[-1] == 2
+    assert all("lost" not in line for line in lines)
+    assert '"sealed"' in (tmp_path / STANDINGS_JSON).read_text()  # how the workers ran the bots
+    # each bot's log came back from the workers that ran it
+    assert "on worker w" in (tmp_path / "logs" / "heuristic.log").read_text()
+    if shared.tls is None:
+        pytest.skip("SKIPPED LOUDLY: no openssl to make certificates: played over plain TCP")
+
+
 def test_an_interrupted_cluster_run_resumed_on_one_machine_equals_an_uninterrupted_run(
     tmp_path: Path, shared: DaskCluster, local: tuple[str, str]
 ) -> None:
@@ -304,7 +371,7 @@ def test_an_interrupted_cluster_run_resumed_on_one_machine_equals_an_uninterrupt
     assert first.interrupted and 2 <= first.stored < 6
     # the bots reached the workers through the shared folder: one archive, their folder's
     assert [p.name.endswith(".tar.gz") for p in (tmp_path / "bots").iterdir()] == [True]
-    rest = asyncio.run(run_tournament(config(tmp_path / "out")))
+    rest = asyncio.run(run_tournament(config(tmp_path / "out", concurrency=1)))
     assert not rest.interrupted and rest.played == 6 - first.stored and rest.workers is None
     assert results(tmp_path / "out") == local
 
@@ -323,12 +390,7 @@ def test_submissions_are_built_on_each_worker_and_a_broken_one_is_named(
     _submission(root / "good", "built", "cp source.py bot.py")  # only a build makes it run
     _submission(root / "bad", "broken", "echo no compiler here >&2; exit 3")
     entries = (ENTRIES[0], ENTRIES[1])
-    base = config(
-        tmp_path / "out",
-        bots=tuple(parse_bot(e) for e in entries),
-        games=3,
-        cluster=shared.address,
-    )
+    base = on_cluster(tmp_path / "out", shared, bots=tuple(parse_bot(e) for e in entries), games=3)
     left_out: list[Rejection] = []
 
     async def play() -> RunSummary:
@@ -348,50 +410,6 @@ def test_submissions_are_built_on_each_worker_and_a_broken_one_is_named(
     lines = {line.bot: line for line in summary.standings.bots}
     assert set(lines) == {"heuristic", "random", "built"}
     assert lines["built"].games == 3 and lines["built"].faults == 0
-
-
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make certificates")
-def test_a_tls_cluster_with_the_organizers_certificates(
-    tmp_path: Path, local: tuple[str, str]
-) -> None:
-    tls = certificates(tmp_path / "certs")
-    with dask_cluster(tmp_path / "dask", ("w1",), tls) as cluster:
-        files = {"cluster_ca": tls.ca, "cluster_cert": tls.cert, "cluster_key": tls.key}
-        summary = asyncio.run(run_tournament(on_cluster(tmp_path / "out", cluster, **files)))
-    assert cluster.address.startswith("tls://")
-    assert summary.workers is not None and summary.workers.games == {"w1": 6}
-    assert results(tmp_path / "out") == local
-
-
-def test_arena_run_with_local_workers(tmp_path: Path, local: tuple[str, str]) -> None:
-    """`--workers 2`: a local cluster of two worker processes, through the command line."""
-    bots = [arg for entry in ENTRIES for arg in ("--bot", entry)]
-    settings = ["--players", "3", "--games", "6", "--seed", "11", "--max-rounds", "1"]
-    done = subprocess.run(
-        [
-            Path(sys.executable).with_name("arena"),
-            "run",
-            *bots,
-            *settings,
-            "--deadline",
-            "5",
-            "--workers",
-            "2",
-            "--json",
-            "--output",
-            tmp_path / "out",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    document = json.loads(done.stdout)
-    assert sum(document["workers"]["games"].values()) == 6
-    assert document["workers"]["lost"] == []
-    assert results(tmp_path / "out") == local
-    assert (tmp_path / "out" / DATABASE).is_file()
 
 
 def test_the_organizer_counts_a_bots_faults_for_every_worker(
