@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -17,7 +18,7 @@ import pytest
 
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import run_tournament
+from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.store import DATABASE, REPLAYS, STANDINGS_JSON
 
 pytestmark = pytest.mark.integration
@@ -33,7 +34,9 @@ def config(output: Path, concurrency: int = 2, **changes: object) -> TournamentC
         games=6,
         seed=11,
         deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
+        startup_timeout=60.0,  # nor may it fail to start, a dozen at once (concurrency 4)
         concurrency=concurrency,
+        reuse_processes=True,  # nor is sealing each rotation apart: one process a bot at a time
         output=output,
     )
     return replace(base, **changes)
@@ -47,31 +50,41 @@ def results(output: Path) -> tuple[str, str]:
     return (output / REPLAYS).read_text(), json.dumps(standings, indent=2)
 
 
+@pytest.fixture(scope="module")
+def twelve(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RunSummary]:
+    """A tournament of 12 whole games, one at a time: its folder and summary, which several tests
+    read (each copies the folder before it runs there again)."""
+    output = tmp_path_factory.mktemp("twelve") / "out"
+    summary = asyncio.run(run_tournament(config(output, concurrency=1, games=12)))
+    assert summary.played == 12 and not summary.interrupted
+    return output, summary
+
+
 def test_same_seed_same_results_whatever_the_concurrency(
-    tmp_path: Path, no_leftover_processes: None
+    tmp_path: Path, twelve: tuple[Path, RunSummary], no_leftover_processes: None
 ) -> None:
-    one = asyncio.run(run_tournament(config(tmp_path / "c1", concurrency=1)))
-    four = asyncio.run(run_tournament(config(tmp_path / "c4", concurrency=4)))
-    again = asyncio.run(run_tournament(config(tmp_path / "again", concurrency=4)))
-    assert one.played == four.played == again.played == 6
-    assert not one.interrupted
-    assert results(tmp_path / "c1") == results(tmp_path / "c4") == results(tmp_path / "again")
+    one, _ = twelve
+    four = asyncio.run(run_tournament(config(tmp_path / "c4", concurrency=4, games=12)))
+    assert four.played == 12 and not four.interrupted
+    assert results(one) == results(tmp_path / "c4")
     assert all(bot.faults == 0 for bot in four.standings.bots)
-    replays = (tmp_path / "c1" / REPLAYS).read_text().splitlines()
-    assert len(replays) == 6
-    assert len({json.loads(line)["spec"]["game_id"] for line in replays}) == 6
+    replays = (one / REPLAYS).read_text().splitlines()
+    assert len(replays) == 12
+    assert len({json.loads(line)["spec"]["game_id"] for line in replays}) == 12
 
 
-def test_a_finished_tournament_run_again_plays_nothing(tmp_path: Path) -> None:
-    asyncio.run(run_tournament(config(tmp_path)))
-    again = asyncio.run(run_tournament(config(tmp_path)))
-    assert again.played == 0 and again.stored == 6
+def test_a_finished_tournament_run_again_plays_nothing(
+    tmp_path: Path, twelve: tuple[Path, RunSummary]
+) -> None:
+    shutil.copytree(twelve[0], tmp_path / "out")
+    again = asyncio.run(run_tournament(config(tmp_path / "out", concurrency=1, games=12)))
+    assert again.played == 0 and again.stored == 12
 
 
-def test_the_heuristic_bot_beats_random(tmp_path: Path) -> None:
+def test_the_heuristic_bot_beats_random(twelve: tuple[Path, RunSummary]) -> None:
     """A fixed seed: with 12 duplicate games the gap is far wider than any noise between runs
     (one process a bot for them all: what is tested is the ranking, not the sealing)."""
-    summary = asyncio.run(run_tournament(config(tmp_path, games=12, reuse_processes=True)))
+    _, summary = twelve
     ranks = {bot.bot: bot for bot in summary.standings.bots}
     assert ranks["heuristic"].rank < ranks["random"].rank
     assert ranks["heuristic"].ci[1] < ranks["random"].ci[0], "the 95% intervals overlap"
@@ -87,10 +100,15 @@ def stored(database: Path) -> int:
             return 0
 
 
-def arena_run(output: Path, *extra: str) -> subprocess.Popen[str]:
-    args = [sys.executable, "-m", "arena.cli", "run", "--players", "3", "--games", "12"]
-    args += ["--seed", "11", "--concurrency", "2", "--deadline", "5", "--max-rounds", "2"]
-    args += ["--quiet"]
+def arena_run(output: Path, *extra: str, games: int = 12) -> subprocess.Popen[str]:
+    """`arena run` of the three sample bots, one game of one round at a time, each bot one
+    process, with limits no sample bot comes near on a loaded machine (none of which is what is
+    tested: the games are the same at any concurrency). Once 3 games are stored it still has 9
+    rounds to play one after another, as many as two-round games two at once had, and far more
+    than the test takes to send its signal."""
+    args = [sys.executable, "-m", "arena.cli", "run", "--players", "3", "--games", str(games)]
+    args += ["--seed", "11", "--concurrency", "1", "--deadline", "5"]
+    args += ["--startup-timeout", "60", "--max-rounds", "1", "--reuse-processes", "--quiet"]
     args += ["--output", str(output)]
     for entry in ENTRIES:
         args += ["--bot", entry]
@@ -132,7 +150,7 @@ def test_interrupt_then_resume_equals_an_uninterrupted_run(
 
 def test_an_external_bot_in_a_tournament(tmp_path: Path, no_leftover_processes: None) -> None:
     """`arena run` tells the organizer the address and token; the bot started by hand plays."""
-    run = arena_run(tmp_path, "--bot", "mine=external", "--startup-timeout", "60")
+    run = arena_run(tmp_path, "--bot", "mine=external", games=3)  # 60 s to connect
     by_hand = None
     try:
         assert run.stderr is not None
