@@ -9,8 +9,9 @@ stored and resumed.
 - The heuristic against its noisy twin (OLD, 60% of its cards at random, two rounds a game, a
   margin of 3 bullheads, about half the difference): H1.
 - The heuristic against an identical copy: every deal's difference is exactly 0, and the test
-  accepts H0 after its minimum of 10 deals (80 games), its LLR finite; first stopped undecided
-  by a small --max-games, with the command that raises it, then carried on from what was stored.
+  accepts H0 after its minimum of 10 deals, its LLR finite; first stopped undecided by a small
+  --max-games, with the command that raises it, then carried on from what was stored. Exactly 0
+  against any field: a field of one (the lowest sample bot), two seats, 4 games a deal.
 
 Each is kept to a few hundred one- or two-round games, well under a minute on two cores.
 """
@@ -41,10 +42,13 @@ ARENA = Path(sys.executable).parent / "arena"
 HEURISTIC = str(SAMPLE_BOTS / "heuristic_bot.py")
 NOISY = str(SAMPLE_BOTS / "noisy_heuristic_bot.py")
 RANDOM = str(SAMPLE_BOTS / "random_bot.py")
-FAST = ["--seed", "3", "--reuse-processes", "--concurrency", "2", "--json"]
+FAST = ["--seed", "3", "--reuse-processes", "--concurrency", "1", "--cpu", "shared", "--json"]
 FAST += ["--deadline", "5", "--startup-timeout", "60"]
 """A deadline and a start-up timeout no sample bot comes near however loaded the machine (neither
-is what is tested): the verdicts are the same whichever game finishes first, beside any tests."""
+is what is tested): the verdicts are the same whichever game finishes first, beside any tests.
+One game at a time, each bot one process, sharing the CPU unpaced: the verdict does not depend
+on the concurrency or on how the bots share the CPU, and this way a comparison of the default
+field starts five bot processes, not ten, and spends no CPU pacing them."""
 
 
 def compare(output: Path, *args: str) -> dict[str, Any]:
@@ -134,17 +138,21 @@ def test_the_heuristic_is_better_than_its_noisy_twin(
 
 
 def test_an_identical_copy_is_no_better(tmp_path: Path, no_leftover_processes: None) -> None:
-    args = [f"new={HEURISTIC}", f"old={HEURISTIC}", "--max-rounds", "1"]
-    first = compare(tmp_path / "out", *args, "--max-games", "48")  # 6 deals: too few to decide
-    assert (first["verdict"], first["games"], first["played"]) == ("undecided", 48, 48)
-    assert "--max-games 96" in first["continue_with"]  # the cap, raised
+    field = ["--field", f"lowest={SAMPLE_BOTS / 'lowest_bot.py'}"]  # see the module's note
+    args = [f"new={HEURISTIC}", f"old={HEURISTIC}", *field, "--max-rounds", "1"]
+    deal = 4  # games: two rotations, each with NEW and with OLD
+    first = compare(tmp_path / "out", *args, "--max-games", "24")  # 6 deals: too few to decide
+    assert (first["verdict"], first["games"], first["played"]) == ("undecided", 24, 24)
+    assert first["field"] == ["lowest"]
+    assert "--max-games 48" in first["continue_with"]  # the cap, raised
     result = compare(tmp_path / "out", *args)
     assert result["verdict"] == "H0"
-    assert result["deals"] == MIN_DEALS and result["games"] == 8 * MIN_DEALS
-    # Carried on: the 48 stored games were kept, not played again. How many of the deals after
-    # the tenth were under way when the verdict came depends on which game finished first (two at
-    # once), so the bound is what replaying the stored games would exceed, not a count of them.
-    assert result["stored"] == 48 + result["played"] and result["played"] < 8 * MIN_DEALS
+    assert result["deals"] == MIN_DEALS and result["games"] == deal * MIN_DEALS
+    # Carried on: the 24 stored games were kept, not played again. How many games after the
+    # tenth deal were under way when the verdict came depends on the concurrency (and, at more
+    # than one, on which game finished first), so the bound is what replaying the stored games
+    # would exceed, not a count of them.
+    assert result["stored"] == 24 + result["played"] and result["played"] < deal * MIN_DEALS
     assert result["mean_difference"] == 0 and (result["ci_low"], result["ci_high"]) == (0, 0)
     assert result["llr"] == pytest.approx(MIN_DEALS / 2 * -2.3978952728, rel=1e-6)  # log(1/11)
 
