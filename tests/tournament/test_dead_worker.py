@@ -28,6 +28,10 @@ pytestmark = pytest.mark.integration
 GAMES = 24
 """Enough that both workers hold games when the first frozen bot is seen (and the killed one's
 are played again by the other), few enough to be over in seconds."""
+SHORT = ("--max-rounds", "1", "--reuse-processes")
+"""One round a game, one process a bot (on each worker): what is tested is what a dead worker
+leaves, not whole games or sealing each seat rotation apart (an idle bot stays frozen between
+games all the same, so the worker is killed as soon as it has played its first decisions)."""
 
 
 def test_a_killed_workers_frozen_bots_are_gone_once_the_next_run_starts(tmp_path: Path) -> None:
@@ -44,7 +48,7 @@ def test_a_killed_workers_frozen_bots_are_gone_once_the_next_run_starts(tmp_path
             killer = threading.Thread(target=kill_once_frozen, daemon=True)
             killer.start()
             tournament = subprocess.run(
-                sealed_fair_run(tmp_path / "out", GAMES, "--cluster", cluster.address),
+                sealed_fair_run(tmp_path / "out", GAMES, "--cluster", cluster.address, *SHORT),
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 timeout=900,
@@ -55,7 +59,7 @@ def test_a_killed_workers_frozen_bots_are_gone_once_the_next_run_starts(tmp_path
             assert len((tmp_path / "out" / REPLAYS).read_text().splitlines()) == GAMES
             left = seen[0]
             next_run = subprocess.run(
-                sealed_fair_run(tmp_path / "next", 3, "--max-rounds", "1"),
+                sealed_fair_run(tmp_path / "next", 3, *SHORT),
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 timeout=600,
