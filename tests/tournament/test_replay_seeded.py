@@ -64,7 +64,7 @@ def test_a_game_of_randomized_bots_played_again_is_the_same_game(
         max_rounds=1,
         seed=11,
         deadline=5.0,  # far beyond 8 simulations: the search stops at its cap, never its time
-        concurrency=2,
+        concurrency=1,  # one process a bot: the three games need no more
         reuse_processes=True,
         output=output,
     )
