@@ -28,6 +28,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("no_leftover_proc
 
 CALM = "--deadline 5 --startup-timeout 30"
 """Generous limits: the games must not fault even on a busy machine."""
+ONCE = "--reuse-processes --concurrency 1"
+"""One process a bot, playing every game in turn: what is tested is that the languages play,
+not that each seat rotation is sealed apart (a process a rotation was four times the starts)."""
 
 
 def arena(command: str) -> subprocess.CompletedProcess[str]:
@@ -61,6 +64,7 @@ def test_python_node_and_c_at_one_table_play_the_python_heuristic_exactly(
         deadline=5.0,  # generous: these games must not fault even on a busy machine
         startup_timeout=30.0,
         concurrency=1,
+        reuse_processes=True,  # one process a bot plays all three games: see `ONCE`
         output=tmp_path,
     )
     summary = asyncio.run(run_tournament(config))
@@ -80,7 +84,7 @@ def test_the_languages_tournament_file_runs_as_documented(
 ) -> None:
     """`arena run tournaments/languages.toml`: Node.js against the Python sample bots, and C."""
     output = tmp_path / "languages"
-    run = arena(f"run tournaments/languages.toml --games 4 --output {output} --json {CALM}")
+    run = arena(f"run tournaments/languages.toml --games 4 --output {output} --json {CALM} {ONCE}")
     assert run.returncode == 0, run.stderr
     standings = json.loads(run.stdout)
     # What --json prints is the standings file, and what this run played of the tournament.
@@ -98,7 +102,7 @@ def test_a_line_protocol_bot_plays_a_tournament_against_python_bots(
     run = arena(
         "run --bot c=stdio:build/line_bot --bot sample_bots/python/random_bot.py "
         "--bot sample_bots/python/lowest_bot.py --players 3 --games 3 --seed 1 --json "
-        f"--output {tmp_path / 'out'} {CALM}"
+        f"--output {tmp_path / 'out'} {CALM} {ONCE}"
     )
     assert run.returncode == 0, run.stderr
     rows = {row["bot"]: row for row in json.loads(run.stdout)["standings"]}
