@@ -49,8 +49,8 @@ def config(output: Path, *names: str, **changes: object) -> TournamentConfig:
         max_rounds=1,
         seed=3,
         deadline=5.0,  # not what is tested: no sample bot may time out on a loaded machine
-        concurrency=1,  # nor is playing games at once: one process per bot, started once
-        reuse_processes=True,  # nor is sealing each rotation apart
+        concurrency=2,
+        reuse_processes=True,  # nor is sealing each rotation apart: one process per bot
         output=output,
     )
     return replace(base, **changes)
@@ -156,7 +156,7 @@ def test_a_bot_that_never_connects_and_one_disqualified_for_timeouts(
     args += ["--players", "2", "--games", "2", "--max-rounds", "1", "--seed", "4"]
     # Deadlines a loaded machine keeps for the sample bots; the slow one misses every one.
     args += ["--deadline", "1", "--first-deadline", "3", "--max-faults", "2"]
-    args += ["--concurrency", "1", "--reuse-processes", "--output", str(output)]
+    args += ["--concurrency", "1", "--output", str(output)]
     result = arena(*args, "--json", timeout=240)
     assert result.returncode == 3, result.stderr
     assert "Traceback" not in result.stderr
@@ -242,8 +242,7 @@ def test_live_standings_are_read_while_the_tournament_runs(
     args += ["--bot", f"lowest={SAMPLES / 'lowest_bot.py'}"]
     args += ["--bot", f"random={SAMPLES / 'random_bot.py'}"]
     args += ["--bot", f"slow={TEST_BOTS / 'slow_bot.py'} 0.1"]  # a game lasts a second or so
-    args += ["--concurrency", "1", "--reuse-processes", "--standings-every", "1"]
-    args += ["--output", str(output)]
+    args += ["--concurrency", "1", "--standings-every", "1", "--output", str(output)]
     process = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
