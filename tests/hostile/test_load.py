@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,23 +34,25 @@ def bots(count: int) -> tuple:  # type: ignore[type-arg]
     )
 
 
+LOAD = TournamentConfig(deadline=DEADLINE, startup_timeout=STARTUP, reuse_processes=True)
+"""What every tournament here shares (see above): each names its bots, output and size."""
+
+
 def test_twelve_bots_at_four_player_tables_four_games_at_once(
     tmp_path: Path, no_leftover_processes: None
 ) -> None:
     """Six tables, each bot at two of them; four games at once where the machine has the cores
     (fair CPU plays one game a core)."""
-    config = TournamentConfig(
+    config = replace(
+        LOAD,
         bots=bots(12),
+        output=tmp_path,
         players=4,
         games=4,
         sample=6,
         seed=3,
         max_rounds=1,
-        deadline=DEADLINE,
-        startup_timeout=STARTUP,
         concurrency=4,
-        reuse_processes=True,
-        output=tmp_path,
     )
     summary = asyncio.run(run_tournament(config))
     assert summary.played == summary.total == 24
@@ -61,16 +64,9 @@ def test_twelve_bots_at_four_player_tables_four_games_at_once(
 
 
 def test_a_ten_player_table(tmp_path: Path, no_leftover_processes: None) -> None:
-    config = TournamentConfig(
-        bots=bots(10),
-        games=10,
-        seed=4,
-        max_rounds=1,
-        deadline=DEADLINE,
-        startup_timeout=STARTUP,
-        concurrency=1,  # one process of each bot plays every game
-        reuse_processes=True,
-        output=tmp_path,
+    # one process of each bot plays every game
+    config = replace(
+        LOAD, bots=bots(10), output=tmp_path, games=10, seed=4, max_rounds=1, concurrency=1
     )
     summary = asyncio.run(run_tournament(config))
     assert summary.played == 10
@@ -78,16 +74,7 @@ def test_a_ten_player_table(tmp_path: Path, no_leftover_processes: None) -> None
 
 
 def test_a_two_player_table(tmp_path: Path, no_leftover_processes: None) -> None:
-    config = TournamentConfig(
-        bots=bots(2),
-        games=4,
-        seed=5,
-        deadline=DEADLINE,
-        startup_timeout=STARTUP,
-        concurrency=1,
-        reuse_processes=True,
-        output=tmp_path,
-    )
+    config = replace(LOAD, bots=bots(2), output=tmp_path, games=4, seed=5, concurrency=1)
     summary = asyncio.run(run_tournament(config))
     assert summary.played == 4
     assert all(bot.faults == 0 and bot.games == 4 for bot in summary.standings.bots)
