@@ -34,6 +34,16 @@ def bench(version: Version, reason: str) -> bool:
     return True
 
 
+def restore(version: Version) -> bool:
+    """Put a benched version back in play, to placement (versions.py's `restored` event), its
+    reason gone; False, changing nothing, for one that is not benched."""
+    if version.status != VersionStatus.BENCHED:
+        return False
+    version.status = next_status(VersionStatus.BENCHED, Event.RESTORED)
+    version.reason = None
+    return True
+
+
 def check_reason(reason: str) -> str:
     """An organizer's reason, stripped; Refused (400) for none, one over `REASON_LENGTH`, or
     one with a control character (it shows as one line)."""
@@ -68,10 +78,8 @@ def restore_by(
     """An organizer puts a benched version back in play, to placement (`restored`), for
     `reason` (kept with who did it); Refused (409) for a version that is not benched."""
     reason = check_reason(reason)
-    if version.status != VersionStatus.BENCHED:
+    if not restore(version):
         raise Refused(
             409, f"version {version.id} is {version.status}: only a benched one can be restored"
         )
-    version.status = next_status(VersionStatus.BENCHED, Event.RESTORED)
-    version.reason = None
     repository.record_action(db, version, organizer, Event.RESTORED, reason, at)

@@ -29,7 +29,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.ladder.authors import hash_token, new_token
-from arena.ladder.benching import bench
+from arena.ladder.benching import bench, restore
 from arena.ladder.db import repository
 from arena.ladder.db.engine import open_database
 from arena.ladder.db.models import SetSeat, Version
@@ -37,7 +37,7 @@ from arena.ladder.loop import record_set
 from arena.ladder.match import SetResult
 from arena.ladder.rating import initial
 from arena.ladder.settings import LadderSettings
-from arena.ladder.versions import Event, VersionStatus, next_status
+from arena.ladder.versions import VersionStatus
 from bench.ladder import lay_out_build
 from tests.ladder.serving import Served, make_ladder, serving
 
@@ -143,11 +143,8 @@ def set_playing(folder: Path, version: int, playing: bool) -> None:
     try:
         with Session(engine) as db, db.begin():
             found = db.get_one(Version, version)
-            if playing:
-                found.status = next_status(VersionStatus(found.status), Event.RESTORED)
-                found.reason = None
-            else:
-                assert bench(found, RESTS), f"version {version} is {found.status}: not in play"
+            changed = restore(found) if playing else bench(found, RESTS)
+            assert changed, f"version {version} is {found.status}: it cannot be {playing=}"
     finally:
         engine.dispose()
 
