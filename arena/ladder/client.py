@@ -50,8 +50,10 @@ PLAYS = frozenset({"placement", "active"})
 """Statuses of a version that plays: `--wait` ends, the upload succeeded."""
 ENDED = frozenset({"error", "benched", "retired"})
 """Statuses of a version that does not play: `--wait` ends with its reason, and fails."""
-POLL = 2.0
-"""Seconds between two looks at a version being vetted."""
+POLL = (0.5, 1.0, 2.0)
+"""Seconds between two looks at a version being vetted: the first looks soon (a small bot's
+build and validation take seconds, and the author is waiting at the terminal), then every 2 s,
+at most one request from each waiting author each 2 s, whatever the vetting takes."""
 TIMEOUT = httpx.Timeout(120.0, connect=15.0)
 """How long one request may take: an upload of the cap over a slow link, a busy server."""
 _TOKEN = re.compile(r"[A-Za-z0-9_\-]{16,512}")
@@ -202,8 +204,10 @@ def submit(
             return version
         seen = version.status
         report(f"version {version.id}: {safe(seen)}")
+        looks = 0
         while version.status not in PLAYS | ENDED:
-            time.sleep(POLL if poll is None else poll)
+            time.sleep(POLL[min(looks, len(POLL) - 1)] if poll is None else poll)
+            looks += 1
             version = _version(
                 _call(client, "GET", f"{base}/api/versions/{version.id}", base), base
             )

@@ -131,7 +131,7 @@ def test_an_upload_sends_the_packed_folder_with_the_token_and_prints_its_version
 def test_wait_follows_the_version_until_it_plays(
     ladder: Ladder, bot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(client, "POLL", 0.0)
+    monkeypatch.setattr(client, "POLL", (0.0,))
     ladder.posts = [(201, {"id": 3, "status": "received"})]
     ladder.gets = [
         (200, {"id": 3, "status": "building"}),
@@ -168,7 +168,7 @@ def test_wait_follows_the_version_until_it_plays(
 def test_wait_on_a_version_in_error_prints_its_reason_and_fails(
     ladder: Ladder, bot: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(client, "POLL", 0.0)
+    monkeypatch.setattr(client, "POLL", (0.0,))
     ladder.posts = [(201, {"id": 4, "status": "received"})]
     reason = "check-bot: 2 of 10 checks passed; the first that did not, \x1b[2Jboom"
     ladder.gets = [(200, {"id": 4, "status": "error", "reason": reason})]
