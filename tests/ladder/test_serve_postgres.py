@@ -27,7 +27,7 @@ from tests.ladder.test_serve import sets_played, version_id
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 SAMPLES = {"alice": "heuristic", "bob": "highest", "carol": "random"}
-SETS = 6
+SETS = 3
 OPTIONS = ("--reuse-processes", "--seed", "5", "--concurrency", "1")
 """A set's games one at a time: each bot starts once a set, not once per game at once."""
 

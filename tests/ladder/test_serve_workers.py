@@ -21,7 +21,7 @@ from tests.ladder.serving import add_author, arena, bot_folder, make_ladder, ser
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
 SAMPLES = {"alice": "heuristic", "bob": "lowest", "carol": "random"}
-SETS = 8
+SETS = 3
 
 
 def stored_sets(folder: Path) -> list[tuple[int, int, list[tuple[int, str, int, int]]]]:
