@@ -31,7 +31,7 @@ from arena.server.isolation.fairness import Cores, CpuPlan, Pacer
 from arena.server.isolation.isolate import Sealing, isolate
 from arena.server.isolation.process import raise_open_files_limit
 from arena.server.listen import Listener
-from arena.server.lobby import BotSpec, Lobby
+from arena.server.lobby import BotSpec, Instance, Lobby
 from arena.server.options import BotOptions
 from arena.server.remote import RemoteGame, RemotePlayer
 from arena.server.service import DEFAULT_MAX_MESSAGE, create_bot_server, create_server
@@ -93,8 +93,7 @@ class Session:
         bot_seed: int | None,
     ) -> GameResult:
         bots = [self.lobby.bots[name] for name in seats]
-        acquire = self.lobby.acquire
-        instances = await asyncio.gather(*(acquire(name, rotation, pacer.cpus) for name in seats))
+        instances = await self._acquire(seats, rotation, pacer.cpus)
         try:
             game = RemoteGame(game_id, seats, self.lobby.options, pacer)
             players = [
@@ -119,6 +118,30 @@ class Session:
             for bot, instance in zip(bots, instances, strict=True):
                 if instance is not None:
                     await self.lobby.release(bot, instance)
+
+    async def _acquire(
+        self, seats: Sequence[str], rotation: int, cpus: str | None
+    ) -> list[Instance | None]:
+        """Every seat's instance, acquired at once; or, if one acquisition fails or the game
+        is cancelled while they are under way, none: the others are cancelled and those already
+        acquired released. A session may outlive a game that ends so (an executor stopping
+        early cancels the games it started), and an instance left busy would stay so until the
+        session closes, a later game of its bot launching another process beside it."""
+        acquiring = [
+            asyncio.ensure_future(self.lobby.acquire(name, rotation, cpus)) for name in seats
+        ]
+        try:
+            return list(await asyncio.gather(*acquiring))
+        except BaseException:
+            for task in acquiring:
+                task.cancel()
+            await asyncio.wait(acquiring)
+            for name, task in zip(seats, acquiring, strict=True):
+                if task.cancelled() or task.exception() is not None:
+                    continue
+                if (instance := task.result()) is not None:
+                    await self.lobby.release(self.lobby.bots[name], instance)
+            raise
 
 
 @asynccontextmanager
