@@ -98,8 +98,14 @@ sleeps (`time.sleep`), the event loop with it. A bot's last thread freezes only 
 scheduled, often on the core the arena's thread is running on: the arena must get off it, and
 the event loop's own timers cannot wait less than epoll's millisecond, ten times what the bot
 needs (measured: half of the freezes not done at the next decision, each then a millisecond
-late). About 200 us at most, with the kernel's timer slack: below `clock.STALL`, which a
-stall of the arena's loop must pass before a bot's deadline is put off by it."""
+late). With `_SPIN`'s looks before them, under half a millisecond at most here (timer slack
+included): below `clock.STALL`, which a stall of the arena's loop must pass before a bot's
+deadline is put off by it."""
+_SPIN = 60e-6
+"""Seconds of looks one after another before the naps: from another core an idle bot's freeze
+is done 30 to 60 us after its write, but a 20 us nap takes about 100 here (timer slack, a
+virtual machine's timer); quiet, an idle thaw and freeze took 160 us with naps alone, 66 with
+the looks first, for less CPU (bench/NOTES.md). On the bot's own core only the naps help."""
 FREEZE_PATIENCE = 1.0
 """Seconds `BotCgroup.freeze` waits for every member to be frozen: a member that is running
 freezes as soon as the kernel next schedules it, within milliseconds even when it has many busy
@@ -257,8 +263,9 @@ class BotCgroup:
         at most once every 10 to 20 ms (its rate limit), where an idle bot freezes in tens of
         microseconds: waiting for the notice alone, up to 40% of its freezes took 20 ms
         (bench/NOTES.md, issue 23). So either is looked at again after a turn of the event
-        loop and a few naps of the arena's own thread (`_NAPS`), then at growing pauses of the
-        event loop, which v2's notice ends early."""
+        loop, then again and again for a few tens of microseconds (`_SPIN`), then after a few
+        naps of the arena's own thread (`_NAPS`), then at growing pauses of the event loop,
+        which v2's notice ends early."""
         if self._look is None:
             return False
         loop = asyncio.get_running_loop()
@@ -272,6 +279,10 @@ class BotCgroup:
             waits += 1
             if waits == 1:
                 await asyncio.sleep(0)  # a turn of the loop
+                until = time.perf_counter() + _SPIN
+                while time.perf_counter() < until:  # looks one after another
+                    if self._frozen_now():
+                        return True
             elif waits <= 1 + len(_NAPS):
                 time.sleep(_NAPS[waits - 2])  # blocks the loop, for a few tens of microseconds
             else:
