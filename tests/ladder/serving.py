@@ -33,7 +33,8 @@ FAST = {
     "startup_timeout": 60.0,
     "sets_at_once": 1,
 }
-"""What every test ladder plays: one-round games, at deadlines no loaded machine misses."""
+"""What every test ladder plays (unless its test says otherwise: test_serve plays whole games):
+one-round games, at deadlines no loaded machine misses."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ class Ran:
 
 
 def arena(*args: str, env: dict[str, str] | None = None) -> Ran:
-    """Run `arena ARGS` to its end, in this process: the ladder's short commands (`init`,
-    `author add`, `submit`, `status`, `rerate`) as an organizer types them, without a new
+    """Run `arena ARGS` to its end, in this process: the ladder's commands (`init`, `author`,
+    `submit`, `status`, `rerate`, `finals`) as an organizer types them, without a new
     interpreter loading the arena for each (a fifth of a CPU second apiece, some 40 of them a
     file). What is run as a process is the serve, whose death the tests watch."""
     ran = CliRunner().invoke(main, list(args), env=env)
