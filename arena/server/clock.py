@@ -32,7 +32,7 @@ STALL = 0.003
 """Seconds late a deadline's timer may fire before the arena's loop counts as stalled at it."""
 WRITE_SLACK = 0.005
 """Seconds a request's write may take and still count from when it began: gRPC tells of a
-write only when it next asks for a message, after the bot may already be at work on it. A write
+write only once its send is done, when the bot may already be at work on it. A write
 that takes longer was held up (by messages the bot has not read yet, or by the arena itself),
 and the request's time starts when it is done."""
 UNWRITTEN_GRACE = 1.0

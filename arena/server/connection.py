@@ -12,18 +12,28 @@ answers that have arrived are read first, and if the arena's event loop only got
 deadline late (stalled by other games, the results database, or not scheduled at all), the
 deadline is put off by as much, and that time is not the bot's. What the time costs (the bank it
 draws on) is the seat's `Clock`'s.
+
+Writing costs the arena more than anything else it does for a decision (a gRPC send is a
+syscall that wakes the bot), so a decision's path is kept short: a request made while the
+stream is idle is written by the task that asks it, which then sleeps until the answer or its
+deadline, whichever comes first (one future, one timer). Everything else (events, notices,
+requests behind them) goes through the outbox, which the service's task writes in order
+(`pump`). Before this, every request woke the pump and then its asker twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.players import FaultKind, PlayerFault
 from arena.protocol import ProtocolError, answer_from_proto, pb, request_message
 from arena.rules import Decision, View
 from arena.server.clock import SETTLE, SETTLE_TURNS, STALL, UNWRITTEN_GRACE, WRITE_SLACK
+
+Write = Callable[[pb.ArenaMessage], Awaitable[None]]
+"""Writes one message to the bot's stream, returning once gRPC has taken it."""
 
 STRAY_LIMIT = 50
 """Stray answers kept for fault messages; the rest are only counted."""
@@ -43,10 +53,19 @@ class _Open:
     """When it was put in the outbox (the loop's clock)."""
     sent: float | None = None
     """When it was written to the stream; None until then."""
-    written: asyncio.Future[None] | None = None
-    """Done once it is written (its deadline then starts)."""
     read: float | None = None
     """When its answer was read; None until then."""
+    message: pb.ArenaMessage | None = None
+    """The request, held for its asker to write (`answer_timed`) when the stream was idle as it
+    was made; None once written or queued."""
+    wake: asyncio.Future[bool] | None = None
+    """While its asker waits: done when the answer comes, the request is written, or the stream
+    ends (a timer ends the wait at the deadline)."""
+
+    def rouse(self) -> None:
+        """Wake the asker, if it waits."""
+        if self.wake is not None and not self.wake.done():
+            self.wake.set_result(True)
 
 
 class Connection:
@@ -58,6 +77,13 @@ class Connection:
         """The bot said it keeps no state (Hello.skip_events): send it requests and fault notices
         only, never the game's events."""
         self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
+        """Messages waiting for the stream: the pump writes them in order (`pump`)."""
+        self._write: Write | None = None
+        """The stream's writer, once the pump runs; without one the outbox is the stream."""
+        self._writing = asyncio.Lock()
+        """Held while a message is being written: one write at a time, in order."""
+        self._held: _Open | None = None
+        """The request held for its asker to write, if any (at most one)."""
         self.closed = asyncio.Event()
         self.close_reason = ""
         self.strays = 0
@@ -81,6 +107,11 @@ class Connection:
         """Send one request, answerable within `deadline` seconds (and `bank` seconds more of
         time bank) of being written to the stream; its request id.
 
+        When the stream is idle (nothing queued, nothing being written) the request is held for
+        its asker, who writes it as it begins to wait (`answer_timed`): a decision then takes no
+        turn of the pump's task, only the asker's. Anything sent meanwhile queues it first, so
+        the bot reads every message in the order it was sent.
+
         Raises PlayerFault (CRASHED) when the stream has ended.
         """
         if self.closed.is_set():
@@ -91,26 +122,76 @@ class Connection:
         loop = asyncio.get_running_loop()
         waiting = _Open(decision, deadline, loop.create_future(), bank=max(0.0, bank))
         waiting.queued = loop.time()
-        waiting.written = loop.create_future()
         self._open[request_id] = waiting
         message = request_message(
             request_id, game_id, decision, round(deadline * 1000), view, round(waiting.bank * 1000)
         )
-        self.outbox.put_nowait(message)
+        if self._idle():
+            waiting.message, self._held = message, waiting
+        else:
+            self._post(message)
         return request_id
 
+    async def pump(self, write: Write) -> None:
+        """Write the outbox to the stream with `write`, in order, until the connection closes:
+        the service's part, for as long as the stream is open. Requests made while the stream
+        is idle are written by their askers meanwhile (`request`)."""
+        self._write = write
+        try:
+            while (message := await self.outbox.get()) is not None:
+                async with self._writing:
+                    await self._written(write, message)
+        finally:
+            self._write = None
+
+    def _idle(self) -> bool:
+        """Whether a message made now could be written at once: a pump runs, and nothing is
+        queued, held or being written."""
+        return (
+            self._write is not None
+            and self._held is None
+            and self.outbox.empty()
+            and not self._writing.locked()
+        )
+
+    def _post(self, message: pb.ArenaMessage) -> None:
+        """Queue a message for the pump, behind the request held for its asker, if one is."""
+        held, self._held = self._held, None
+        if held is not None and held.message is not None:
+            self.outbox.put_nowait(held.message)
+            held.message = None
+        self.outbox.put_nowait(message)
+
+    async def _write_held(self, waiting: _Open) -> None:
+        """Write the request held for its asker (see `request`); a stream that breaks meanwhile
+        closes the connection, which fails the request as a crash."""
+        message, waiting.message, self._held = waiting.message, None, None
+        write = self._write
+        if message is None or write is None:  # the pump has ended: the stream is closing
+            return
+        async with self._writing:
+            try:
+                await self._written(write, message)
+            except Exception as error:  # a broken stream surfaces as many kinds of error
+                self.close(f"the stream broke: {error!r}")
+
+    async def _written(self, write: Write, message: pb.ArenaMessage) -> None:
+        """Write one message, and note when a request's time starts (`delivered`)."""
+        began = asyncio.get_running_loop().time()
+        await write(message)
+        self.delivered(message, began)
+
     def delivered(self, message: pb.ArenaMessage, began: float | None = None) -> None:
-        """`message` from the outbox was written to the stream, the write having begun at
-        `began` (the loop's clock; None: now): a request's time starts then, or now if the write
-        took longer than `WRITE_SLACK`."""
+        """`message` was written to the stream, the write having begun at `began` (the loop's
+        clock; None: now): a request's time starts then, or now if the write took longer than
+        `WRITE_SLACK`."""
         if message.WhichOneof("kind") == "request":
             waiting = self._open.get(message.request.request_id)
             if waiting is not None and waiting.sent is None:
                 now = asyncio.get_running_loop().time()
                 quick = began is not None and now - began <= WRITE_SLACK
                 waiting.sent = began if quick and began is not None else now
-                if waiting.written is not None and not waiting.written.done():
-                    waiting.written.set_result(None)
+                waiting.rouse()  # its deadline starts now, not at the grace's end
 
     async def answer(self, request_id: int) -> int:
         """The card or row that answers a request sent with `request`, once it comes (see
@@ -138,25 +219,21 @@ class Connection:
         stalled = 0.0  # seconds the loop was late at this request's deadline: not the bot's
         settled = False
         try:
+            if waiting.message is not None:  # held for its asker: written now
+                await self._write_held(waiting)
             while not waiting.answer.done():
-                awaited: tuple[asyncio.Future[Any], ...] = (waiting.answer,)
                 if waiting.sent is not None:
                     start = waiting.sent
-                else:  # the deadline starts once it is written: wake up then
+                else:  # the deadline starts once it is written: `delivered` wakes it then
                     start = waiting.queued + UNWRITTEN_GRACE * limit
-                    if waiting.written is not None:
-                        awaited = (waiting.answer, waiting.written)
-                now = loop.time()
                 due = start + limit + stalled
-                if now < due:
+                if loop.time() < due:
                     settled = False
-                    done, _ = await asyncio.wait(
-                        awaited, timeout=due - now, return_when=asyncio.FIRST_COMPLETED
-                    )
+                    roused = await _until(waiting, due)
                     # How late the loop was at the deadline: when the timer woke it, or, when the
                     # answer was read in the same turn as a late timer, when it was read (the
                     # bot's answer waited in the stream while the loop was stuck).
-                    if not done:
+                    if not roused:
                         late = loop.time() - due
                     else:
                         late = (waiting.read if waiting.read is not None else due) - due
@@ -192,7 +269,7 @@ class Connection:
         Sends what it is given: whoever builds an event checks `skip_events` first.
         """
         if not self.closed.is_set():
-            self.outbox.put_nowait(message)
+            self._post(message)
 
     def receive(self, answer: pb.Answer) -> None:
         """An answer arrived: resolve its request, or note it as stray."""
@@ -200,6 +277,7 @@ class Connection:
         if waiting is not None and not waiting.answer.done():
             waiting.read = asyncio.get_running_loop().time()
             waiting.answer.set_result(answer)
+            waiting.rouse()
             return
         self.strays += 1
         if answer.request_id in self._late:  # late: discarded, but no sign of a wrong id
@@ -236,7 +314,28 @@ class Connection:
                 waiting.answer.set_exception(
                     PlayerFault(FaultKind.CRASHED, f"request {request_id} unanswered: {reason}")
                 )
+                waiting.rouse()
         self.outbox.put_nowait(None)
+
+
+async def _until(waiting: _Open, due: float) -> bool:
+    """Wait until the request's asker is roused (`_Open.rouse`) or the loop's clock reaches
+    `due`; True if roused. One future and one timer: no task, no callbacks on the answer."""
+    loop = asyncio.get_running_loop()
+    wake: asyncio.Future[bool] = loop.create_future()
+    waiting.wake = wake
+    timer = loop.call_at(due, _expire, wake)
+    try:
+        await wake
+    finally:
+        timer.cancel()
+        waiting.wake = None
+    return wake.result()
+
+
+def _expire(wake: asyncio.Future[bool]) -> None:
+    if not wake.done():
+        wake.set_result(False)
 
 
 async def _settle(answer: asyncio.Future[pb.Answer]) -> None:

@@ -84,10 +84,13 @@ class ArenaService(rpc.ArenaServicer):
         self._ungreeted = 0
         """Streams open now that have not said hello yet."""
 
-    async def Play(
+    # The stubs know only a handler that returns its replies; gRPC's asyncio server also takes
+    # one that writes them (`context.write`), which lets a request be written by its asker.
+    async def Play(  # type: ignore[override]
         self, requests: AsyncIterator[pb.BotMessage], context: _Context
-    ) -> AsyncIterator[pb.ArenaMessage]:
-        """Handshake, then send the connection's outbox while a task reads the bot's answers."""
+    ) -> None:
+        """Handshake, then write to the stream what the connection sends (`Connection.pump`)
+        while a task reads the bot's answers."""
         if self._ungreeted >= self._max_ungreeted:
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -105,18 +108,13 @@ class ArenaService(rpc.ArenaServicer):
         connection.skip_events = hello.skip_events
         reader = asyncio.create_task(_read_answers(requests, connection))
         try:
-            yield pb.ArenaMessage(
-                welcome=pb.Welcome(
-                    protocol_version=PROTOCOL_VERSION,
-                    bot_name=connection.bot_name,
-                    arena_version=__version__,
-                )
+            welcome = pb.Welcome(
+                protocol_version=PROTOCOL_VERSION,
+                bot_name=connection.bot_name,
+                arena_version=__version__,
             )
-            loop = asyncio.get_running_loop()
-            while (message := await connection.outbox.get()) is not None:
-                began = loop.time()
-                yield message
-                connection.delivered(message, began)  # written: a request's time starts
+            await context.write(pb.ArenaMessage(welcome=welcome))
+            await connection.pump(context.write)
         finally:
             reader.cancel()
             connection.close("the stream ended")

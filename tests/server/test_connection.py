@@ -208,3 +208,104 @@ def test_a_stream_that_ends_fails_the_open_request_as_a_crash_and_every_later_on
     assert later.kind is FaultKind.CRASHED
     assert "the bot exited with status 3" in later.message
     assert end is None  # the writer's signal to end the stream, and nothing after it
+
+
+class Stream:
+    """The stream's writing side as the service hands it to the pump: every message written,
+    in order, by whichever task wrote it; `hold` keeps a write from finishing until released."""
+
+    def __init__(self) -> None:
+        self.written: list[tuple[str, str]] = []
+        self.hold: asyncio.Event | None = None
+        self.broken = False
+
+    async def write(self, message: pb.ArenaMessage) -> None:
+        if self.broken:
+            raise RuntimeError("RPC already finished")
+        kind = message.WhichOneof("kind")
+        task = asyncio.current_task()
+        self.written.append((kind, task.get_name() if task is not None else ""))
+        if self.hold is not None:
+            await self.hold.wait()
+
+
+async def pumping(connection: Connection, stream: Stream) -> asyncio.Task[None]:
+    pump = asyncio.create_task(connection.pump(stream.write), name="pump")
+    await asyncio.sleep(0)  # the pump is waiting on the outbox
+    return pump
+
+
+def test_a_request_to_an_idle_stream_is_written_by_its_asker_and_timed_from_the_write() -> None:
+    async def scenario() -> tuple[list[tuple[str, str]], float]:
+        connection, stream = Connection("bot"), Stream()
+        pump = await pumping(connection, stream)
+        request_id = connection.request("g", Decision.CARD, VIEW, LONG)
+        asking = asyncio.create_task(connection.answer_timed(request_id), name="asker")
+        await asyncio.sleep(0)
+        connection.receive(pb.Answer(request_id=request_id, card=17))
+        _, took = await asking
+        connection.close("done")
+        await pump
+        return stream.written, took
+
+    written, took = asyncio.run(scenario())
+    assert written == [("request", "asker")]  # no turn of the pump for it
+    assert 0 <= took < LONG
+
+
+def test_what_is_sent_after_a_request_is_made_is_written_after_it() -> None:
+    async def scenario() -> list[tuple[str, str]]:
+        connection, stream = Connection("bot"), Stream()
+        pump = await pumping(connection, stream)
+        request_id = connection.request("g", Decision.CARD, VIEW, LONG)  # held for its asker
+        connection.send(pb.ArenaMessage(game_ended=pb.GameEnded(game_id="g")))
+        asking = asyncio.create_task(connection.answer_timed(request_id), name="asker")
+        while len(stream.written) < 2:
+            await asyncio.sleep(0)
+        connection.receive(pb.Answer(request_id=request_id, card=17))
+        await asking
+        connection.close("done")
+        await pump
+        return stream.written
+
+    assert asyncio.run(scenario()) == [("request", "pump"), ("game_ended", "pump")]
+
+
+def test_a_request_made_while_a_message_is_being_written_waits_its_turn() -> None:
+    async def scenario() -> tuple[list[tuple[str, str]], bool]:
+        connection, stream = Connection("bot"), Stream()
+        stream.hold = asyncio.Event()
+        pump = await pumping(connection, stream)
+        connection.send(pb.ArenaMessage(game_ended=pb.GameEnded(game_id="g")))
+        await asyncio.sleep(0)  # the pump is writing it, and the write does not finish yet
+        asking = asyncio.create_task(connection.ask("g", Decision.CARD, VIEW, LONG), name="asker")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        waited = len(stream.written) == 1
+        stream.hold.set()
+        while len(stream.written) < 2:
+            await asyncio.sleep(0)
+        connection.receive(pb.Answer(request_id=1, card=17))
+        await asking
+        connection.close("done")
+        await pump
+        return stream.written, waited
+
+    written, waited = asyncio.run(scenario())
+    assert waited
+    assert written == [("game_ended", "pump"), ("request", "pump")]
+
+
+def test_a_stream_that_breaks_under_the_askers_write_fails_the_request_as_a_crash() -> None:
+    async def scenario() -> PlayerFault:
+        connection, stream = Connection("bot"), Stream()
+        pump = await pumping(connection, stream)
+        stream.broken = True
+        with pytest.raises(PlayerFault) as fault:
+            await connection.ask("g", Decision.CARD, VIEW, LONG)
+        await pump
+        return fault.value
+
+    fault = asyncio.run(scenario())
+    assert fault.kind is FaultKind.CRASHED
+    assert "the stream broke" in fault.message and "RPC already finished" in fault.message
