@@ -193,46 +193,79 @@ def compute_standings(
     entered: Iterable[str] = (),
     disqualified: Mapping[str, Disqualification] | None = None,
 ) -> Standings:
-    """Standings from finished games, read once.
+    """Standings from finished games, read once (`StandingsTally`, which says how they rank)."""
+    tally = StandingsTally().extend(outcomes)
+    return tally.standings(resamples, seed, entered=entered, disqualified=disqualified)
 
-    Ranked by bullheads per game, fewest first (in a complete round-robin every bot plays as many
-    games, and this is the order of the totals); ties go to the lower total, then to the name in
-    alphabetical order, so that ranks are always distinct. Bots `entered` but without a game yet
-    come after those with games. Disqualified bots come last, in the order they were put out:
-    the first one out ranks last. `disqualified` says who is out and when (the results
-    database's record, the authority when given); without it, a bot is out from the first game
-    read that lists it as disqualified.
-    """
-    if resamples < 2:
-        raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples!r}")
-    tallies: dict[str, _Tally] = {bot: _Tally() for bot in entered}
-    meetings: dict[tuple[str, str], list[int]] = {}
-    fit_data = FitData()
-    times = TimeTally()
-    for number, outcome in enumerate(outcomes, start=1):
-        _count(outcome, tallies, number)
-        _count_meetings(outcome, meetings)
-        fit_data.add(outcome)
-        times.add(outcome)
-    if disqualified is not None:
-        for bot, tally in tallies.items():
-            tally.out = disqualified.get(bot)
 
-    def key(bot: str) -> tuple[Any, ...]:
-        tally = tallies[bot]
-        if tally.out is not None:
-            return (2, -tally.out.order, bot)
-        if not tally.games:
-            return (1, 0.0, 0, bot)
-        return (0, _mean(tally), tally.bullheads, bot)
+class StandingsTally:
+    """What standings keep of finished games, counted as they come: standings can be taken at
+    any moment, and a running tournament's live standings count each game once, as it is saved,
+    instead of reading every game again for each write (`runner._Live`)."""
 
-    order = sorted(tallies, key=key)
-    fit = fit_data.fit(min(resamples, FIT_RESAMPLES), seed)
-    bots = tuple(
-        _with_fit(_standing(rank, bot, tallies[bot], resamples, seed), fit, order, tallies)
-        for rank, bot in enumerate(order, start=1)
-    )
-    return Standings(bots, _pairings(order, meetings), fit.note, times.result(order))
+    def __init__(self) -> None:
+        self._tallies: dict[str, _Tally] = {}
+        self._meetings: dict[tuple[str, str], list[int]] = {}
+        self._fit = FitData()
+        self._times = TimeTally()
+        self._read = 0
+
+    def add(self, outcome: GameOutcome) -> None:
+        """Count one more finished game."""
+        self._read += 1
+        _count(outcome, self._tallies, self._read)
+        _count_meetings(outcome, self._meetings)
+        self._fit.add(outcome)
+        self._times.add(outcome)
+
+    def extend(self, outcomes: Iterable[GameOutcome]) -> StandingsTally:
+        """Count more finished games; the tally itself."""
+        for outcome in outcomes:
+            self.add(outcome)
+        return self
+
+    def standings(
+        self,
+        resamples: int = RESAMPLES,
+        seed: int = 0,
+        *,
+        entered: Iterable[str] = (),
+        disqualified: Mapping[str, Disqualification] | None = None,
+    ) -> Standings:
+        """The standings of the games counted so far.
+
+        Ranked by bullheads per game, fewest first (in a complete round-robin every bot plays
+        as many games, and this is the order of the totals); ties go to the lower total, then to
+        the name in alphabetical order, so that ranks are always distinct. Bots `entered` but
+        without a game yet come after those with games. Disqualified bots come last, in the
+        order they were put out: the first one out ranks last. `disqualified` says who is out
+        and when (the results database's record, the authority when given); without it, a bot
+        is out from the first game counted that lists it as disqualified. The intervals'
+        resamples follow the order the games were counted in: the same games counted in
+        another order give intervals as valid, not the same digits.
+        """
+        if resamples < 2:
+            raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples!r}")
+        tallies = {bot: _Tally() for bot in entered} | self._tallies
+        if disqualified is not None:
+            tallies = {bot: replace(t, out=disqualified.get(bot)) for bot, t in tallies.items()}
+
+        def key(bot: str) -> tuple[Any, ...]:
+            tally = tallies[bot]
+            if tally.out is not None:
+                return (2, -tally.out.order, bot)
+            if not tally.games:
+                return (1, 0.0, 0, bot)
+            return (0, _mean(tally), tally.bullheads, bot)
+
+        order = sorted(tallies, key=key)
+        fit = self._fit.fit(min(resamples, FIT_RESAMPLES), seed)
+        bots = tuple(
+            _with_fit(_standing(rank, bot, tallies[bot], resamples, seed), fit, order, tallies)
+            for rank, bot in enumerate(order, start=1)
+        )
+        pairings = _pairings(order, self._meetings)
+        return Standings(bots, pairings, fit.note, self._times.result(order))
 
 
 def _with_fit(

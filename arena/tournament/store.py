@@ -163,15 +163,19 @@ def has_times(db: sqlite3.Connection) -> bool:
     return found is not None
 
 
-def select_games(columns: str, db: sqlite3.Connection, where: str = "") -> str:
+SCHEDULE = "games.table_index, games.deal, games.rotation"
+"""The order games are read in: the schedule's (table, deal, rotation), whenever they were
+played."""
+
+
+def select_games(
+    columns: str, db: sqlite3.Connection, where: str = "", order: str = SCHEDULE
+) -> str:
     """A query of `columns` of the games (each `games.NAME`) and their times (NULL when none
-    are kept), in schedule order."""
+    are kept), in schedule order (or `order`)."""
     times = "decision_times.times" if has_times(db) else "NULL"
     join = " LEFT JOIN decision_times USING (game_id)" if has_times(db) else ""
-    return (
-        f"SELECT {columns}, {times} FROM games{join} {where} "
-        "ORDER BY games.table_index, games.deal, games.rotation"
-    )
+    return f"SELECT {columns}, {times} FROM games{join} {where} ORDER BY {order}"
 
 
 def decode_result(spec: str, outcome: str, times: str | None = None) -> GameOutcome:
@@ -378,6 +382,16 @@ class ResultStore:
         query = select_games("games.spec, games.outcome", self._db)
         for spec, result, times in self._db.execute(query):
             yield decode_result(spec, result, times)
+
+    def results_since(self, saved: int) -> Iterator[tuple[int, GameOutcome]]:
+        """The games saved after the one saved as `saved` (0: every game), as `results` gives
+        them but in the order they were saved, each with its own number: a reader that keeps a
+        tally of them (the live standings) reads each game once. Games are only ever added
+        while a run goes on, under numbers that only grow (SQLite's rowid)."""
+        columns = "games.rowid, games.spec, games.outcome"
+        query = select_games(columns, self._db, "WHERE games.rowid > ?", order="games.rowid")
+        for number, spec, result, times in self._db.execute(query, (saved,)):
+            yield number, decode_result(spec, result, times)
 
     def seatings(self) -> dict[tuple[str, ...], int]:
         """The number of every seating that has had a game stored, by its bots in seat order,

@@ -21,7 +21,7 @@ from pathlib import Path
 from arena.players import FaultKind
 from arena.tournament.outcome import GameOutcome
 from arena.tournament.problems import LOG_LINES, LeftOut, Problems, find_problems
-from arena.tournament.standings import Standings, compute_standings
+from arena.tournament.standings import Standings, StandingsTally
 from arena.tournament.store import (
     LEFT_OUT,
     LOGS,
@@ -61,17 +61,18 @@ def write_standings(
     store: ResultStore,
     output: Path,
     entered: Iterable[str] = (),
-    outcomes: Iterable[GameOutcome] | None = None,
+    outcomes: Iterable[GameOutcome] | StandingsTally | None = None,
 ) -> tuple[Standings, Problems]:
-    """Write standings.json and standings.csv from the store (or from `outcomes`, the store's
-    games as they are read for another purpose), each replaced whole; the live standings of a
-    running tournament are written so, from a reader of the store in another thread."""
+    """Write standings.json and standings.csv from the store's games (or from `outcomes`: the
+    store's games as they are read for another purpose, or a tally of them kept as they were
+    saved), each replaced whole; the live standings of a running tournament are written so,
+    from a reader of the store in another thread, with the tally it keeps (`runner._Live`)."""
     entries = store.entries()
     out = {name: entry.disqualified for name, entry in entries.items() if entry.disqualified}
-    standings = compute_standings(
-        store.results() if outcomes is None else outcomes,
-        entered=[*entered, *entries],
-        disqualified=out if entries else None,
+    if not isinstance(outcomes, StandingsTally):
+        outcomes = StandingsTally().extend(store.results() if outcomes is None else outcomes)
+    standings = outcomes.standings(
+        entered=[*entered, *entries], disqualified=out if entries else None
     )
     left_out = [LeftOut(folder, reason) for folder, reason in store.notes().get(LEFT_OUT, [])]
     logs = {line.bot: log_tail(output / LOGS / f"{line.bot}.log") for line in standings.bots}

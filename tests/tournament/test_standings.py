@@ -19,6 +19,7 @@ from arena.tournament import (
     pairwise_table,
     standings_table,
 )
+from arena.tournament.standings import StandingsTally
 from arena.tournament.writer import write_csv
 from tests.tournament.helpers import made_up
 
@@ -188,6 +189,20 @@ def test_interval_of_a_bot_ignores_other_bots_games() -> None:
 def test_reads_a_stream_once() -> None:
     standings = compute_standings(iter(ONE_DEAL))
     assert standings == compute_standings(ONE_DEAL)
+
+
+def test_a_tally_counted_in_parts_gives_the_standings_of_all_its_games() -> None:
+    """The live standings count each game as it is saved and take standings between: at every
+    moment they are those of the games counted so far, taken whole."""
+    rng = random.Random(4)
+    outcomes = dealt(duplicate_sets(*([rng.randrange(30), rng.randrange(30)] for _ in range(6))))
+    outcomes.append(made_up(SEATS, [0, 2, 9], deal=9, faults=[fault(2, FaultKind.TIMEOUT)]))
+    tally = StandingsTally()
+    for count, outcome in enumerate(outcomes, start=1):
+        tally.add(outcome)
+        assert tally.standings(entered=["eve"]) == compute_standings(
+            outcomes[:count], entered=["eve"]
+        )
 
 
 def test_needs_resamples() -> None:

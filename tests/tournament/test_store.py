@@ -42,6 +42,25 @@ def test_round_trip_in_schedule_order(tmp_path: Path, outcomes: list[GameOutcome
         assert store.settings == SETTINGS
 
 
+def test_games_saved_since_a_number_are_read_in_the_order_saved(
+    tmp_path: Path, outcomes: list[GameOutcome]
+) -> None:
+    shuffled = outcomes[:]
+    random.Random(2).shuffle(shuffled)
+    with ResultStore(tmp_path / "results.sqlite", SETTINGS) as store:
+        for outcome in shuffled[:4]:
+            store.save(outcome)
+        first = list(store.results_since(0))
+        for outcome in shuffled[4:]:
+            store.save(outcome)
+        later = list(store.results_since(first[-1][0]))
+        results = {outcome.game_id: outcome for outcome in store.results()}
+    numbers = [number for number, _ in first + later]
+    assert numbers == sorted(set(numbers))
+    assert [outcome.game_id for _, outcome in first + later] == [o.game_id for o in shuffled]
+    assert [outcome for _, outcome in first + later] == [results[o.game_id] for o in shuffled]
+
+
 def test_saving_twice_keeps_one_row(tmp_path: Path, outcomes: list[GameOutcome]) -> None:
     with ResultStore(tmp_path / "results.sqlite", SETTINGS) as store:
         assert store.save(outcomes[0])
