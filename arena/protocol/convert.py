@@ -181,9 +181,12 @@ def request_message(
     deadline_ms: int,
     view: View,
     bank_ms: int = 0,
+    public: pb.View | None = None,
 ) -> pb.ArenaMessage:
     """The ArenaMessage asking one seat for a decision, built in place (no sub-message copies);
-    `bank_ms` is what is left of the seat's time bank (0: none)."""
+    `bank_ms` is what is left of the seat's time bank (0: none). `public` is the view's public
+    part (`public_view`) when one was built for another seat asked at the same moment: merged in
+    C, not built again field by field."""
     msg = pb.ArenaMessage()
     request = msg.request
     request.request_id = request_id
@@ -192,8 +195,41 @@ def request_message(
     request.deadline_ms = deadline_ms
     if bank_ms:
         request.bank_ms = bank_ms
-    _fill_view(request.view, view)
+    if public is None:
+        _fill_public(request.view, view)
+    else:
+        request.view.MergeFrom(public)
+    _fill_private(request.view, view)
     return msg
+
+
+def public_view(view: View) -> pb.View:
+    """Every part of `view` but the seat's own (its seat, hand and seed): the same for every
+    seat asked at the same moment of a game, so built once for all of them (`request_message`)."""
+    msg = pb.View()
+    _fill_public(msg, view)
+    return msg
+
+
+def same_moment(view: View, other: View) -> bool:
+    """Whether two views hold the same public part (`public_view`): the same round and turn, and
+    the very same tuples the engine shares between the views of one moment. A moment whose
+    parts were built afresh for each view is not recognised, which costs time, never truth."""
+    return (
+        view.round == other.round
+        and view.turn == other.turn
+        and view.settings is other.settings
+        and view.rows is other.rows
+        and view.penalties is other.penalties
+        and view.totals is other.totals
+        and view.played is other.played
+        and view.revealed is other.revealed
+        and view.table is other.table
+        and view.hands is other.hands
+        and view.start_rows is other.start_rows
+        and view.taken is other.taken
+        and view.names is other.names
+    )
 
 
 def answer_to_proto(request_id: int, decision: Decision, value: int) -> pb.Answer:
@@ -287,11 +323,22 @@ def _fill_settings(msg: pb.Settings, settings: Settings) -> None:
 
 
 def _fill_view(msg: pb.View, view: View) -> None:
-    _fill_settings(msg.settings, view.settings)
+    _fill_public(msg, view)
+    _fill_private(msg, view)
+
+
+def _fill_private(msg: pb.View, view: View) -> None:
+    """The seat's own part of its view: its seat, its hand, its seed."""
     msg.seat = view.seat
+    msg.hand.extend(view.hand)
+    if view.seed:
+        msg.seed = view.seed
+
+
+def _fill_public(msg: pb.View, view: View) -> None:
+    _fill_settings(msg.settings, view.settings)
     msg.round = view.round
     msg.turn = view.turn
-    msg.hand.extend(view.hand)
     _fill_cards(msg.rows, view.rows)
     msg.penalties.extend(view.penalties)
     msg.totals.extend(view.totals)
@@ -302,8 +349,6 @@ def _fill_view(msg: pb.View, view: View) -> None:
     _fill_cards(msg.start_rows, view.start_rows)
     _fill_cards(msg.taken, view.taken)
     msg.names.extend(view.names)
-    if view.seed:
-        msg.seed = view.seed
 
 
 def _fill_turn(

@@ -102,10 +102,17 @@ class Connection:
         return await self.answer(self.request(game_id, decision, view, deadline))
 
     def request(
-        self, game_id: str, decision: Decision, view: View, deadline: float, bank: float = 0.0
+        self,
+        game_id: str,
+        decision: Decision,
+        view: View,
+        deadline: float,
+        bank: float = 0.0,
+        public: pb.View | None = None,
     ) -> int:
         """Send one request, answerable within `deadline` seconds (and `bank` seconds more of
-        time bank) of being written to the stream; its request id.
+        time bank) of being written to the stream; its request id. `public`: the view's public
+        part, when the game has built it already (`convert.public_view`).
 
         When the stream is idle (nothing queued, nothing being written) the request is held for
         its asker, who writes it as it begins to wait (`answer_timed`): a decision then takes no
@@ -123,9 +130,8 @@ class Connection:
         waiting = _Open(decision, deadline, loop.create_future(), bank=max(0.0, bank))
         waiting.queued = loop.time()
         self._open[request_id] = waiting
-        message = request_message(
-            request_id, game_id, decision, round(deadline * 1000), view, round(waiting.bank * 1000)
-        )
+        deadline_ms, bank_ms = round(deadline * 1000), round(waiting.bank * 1000)
+        message = request_message(request_id, game_id, decision, deadline_ms, view, bank_ms, public)
         if self._idle():
             waiting.message, self._held = message, waiting
         else:

@@ -39,6 +39,14 @@ class RemoteGame:
         self.pacer = pacer or Pacer(fair=False)
         """How its bots get the CPU (fair: thawed for their own decisions alone)."""
         self._turn: tuple[TurnRecord, pb.ArenaMessage] | None = None
+        self._public: tuple[View, pb.View] | None = None
+
+    def public_view(self, view: View) -> pb.View:
+        """The public part of a request's view (`convert.public_view`): built for the first seat
+        asked at a moment of the game, and merged into the requests of the others."""
+        if self._public is None or not convert.same_moment(self._public[0], view):
+            self._public = (view, convert.public_view(view))
+        return self._public[1]
 
     def turn_message(self, round: int, turn: int, record: TurnRecord) -> pb.ArenaMessage:
         """The event telling of one turn; the driver tells every seat the same turn in a row, so
@@ -94,8 +102,9 @@ class RemotePlayer(Player):
         ended = connection.closed.is_set
         async with game.pacer.decision(view.seat, ended) as used:
             try:
+                public = game.public_view(view)
                 request_id = connection.request(
-                    game.game_id, decision, view, allowance.deadline, allowance.bank
+                    game.game_id, decision, view, allowance.deadline, allowance.bank, public
                 )
                 self._request_id = request_id
                 outcome = await connection.answer_timed(request_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from enum import Enum
 
 import pytest
@@ -38,6 +39,7 @@ from arena.protocol import (
     view_from_proto,
     view_to_proto,
 )
+from arena.protocol.convert import public_view, same_moment
 from arena.rules import Decision, Settings, Variant, View
 from tests import strategies
 from tests.protocol.games import PlayedGame, play
@@ -264,6 +266,32 @@ def test_a_request_message_carries_the_view_and_equals_one_built_from_parts() ->
             )
         )
         assert msg == built
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_request_with_the_public_part_of_another_seats_view_equals_one_built_whole(
+    variant: Variant,
+) -> None:
+    """The remote game builds a moment's public part for its first seat asked and merges it
+    into the others' requests: only views of one moment may share it, and then the requests are
+    those built whole."""
+    game = play(Settings(4, variant, max_rounds=2), seed=7)
+    shared = 0
+    first: View | None = None
+    for decision, view in game.asked:
+        if first is None or not same_moment(first, view):
+            first = view
+        else:
+            shared += 1
+        merged = request_message(7, "g", decision, 900, view, 0, public_view(first))
+        whole = request_message(7, "g", decision, 900, view)
+        assert merged == whole
+        assert merged.SerializeToString() == whole.SerializeToString()
+    if variant is not Variant.PROFESSIONAL_DRAFT:  # there each view gets a tuple of every hand
+        assert shared >= 3 * 10  # three seats after the first in each turn of a round at least
+    views = [view for _, view in game.asked]
+    for one, other in itertools.pairwise(views):  # never a part another moment's view differs in
+        assert public_view(one) == public_view(other) or not same_moment(one, other)
 
 
 @pytest.mark.parametrize(("decision", "value"), [(d, v) for d in Decision for v in (0, 1, 3, 104)])
