@@ -192,6 +192,7 @@ async def tournament(
         "concurrency": concurrency,
         "sandbox": str(sandbox),
         "sealed": bool(summary.run.get("sealed")),
+        "cpu": summary.run.get("cpu", {}).get("mode", ""),
         "processes": processes,
         "max_rounds": max_rounds,
         "faults": sum(kinds.values()),

@@ -346,7 +346,7 @@ def report(results: dict[str, Any]) -> str:
     """The table, the targets, and what the machine was doing."""
     lines = [table(results), ""]
     for target in results["targets"]:
-        sign = "≥" if target["target"].startswith(("engine", "e2e decisions")) else "≤"
+        sign = "≥" if target["at_least"] else "≤"
         verdict = "met" if target["met"] else "NOT met"
         lines.append(
             f"{verdict:>7}: {target['target']}: {target['ratio']:.2f} "

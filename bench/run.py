@@ -63,7 +63,7 @@ class Sizes:
     """Roughly how long one trial of the slowest engine player lasts."""
     trials: int = 3
     floor_seconds: float = 1.0
-    in_flight: tuple[int, ...] = (1, 4, 16)
+    in_flight: tuple[int, ...] = (1, 2, 4, 16)
     table: int = 4
     """Seats at the table of every tournament (e2e, memory, cluster, sealing, fair's rates; the
     children's own default, `bench.e2e.TABLE`, which this module does not import: it loads
@@ -437,12 +437,12 @@ def _own_cpu() -> float:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target of issue 7 that the measured sections allow to judge, and whether it is met."""
+    """Each target of issues 7 and 23 that the measured sections allow to judge, and whether it
+    is met."""
     found = []
 
     def add(name: str, ratio: float, limit: float, at_least: bool) -> None:
-        met = ratio >= limit if at_least else ratio <= limit
-        found.append({"target": name, "ratio": ratio, "limit": limit, "met": met})
+        found.append(_target(name, ratio, limit, at_least))
 
     for entry in results.get("engine", []):
         ratio = entry["engine_games_per_s"] / entry["baseline_games_per_s"]
@@ -463,6 +463,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             1.5,
             at_least=False,
         )
+    found.extend(_fair_targets(results))
     if "memory" in results:
         short, long = results["memory"]
         add(
@@ -477,6 +478,53 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             f"worker peak memory, {long['games']} / {short['games']} games",
             long["worker_peak_rss_bytes"] / short["worker_peak_rss_bytes"],
             1.1,
+            at_least=False,
+        )
+    return found
+
+
+def _target(name: str, ratio: float, limit: float, at_least: bool) -> dict[str, Any]:
+    """One target: met when `ratio` is at least (or at most) `limit`."""
+    met = ratio >= limit if at_least else ratio <= limit
+    return {"target": name, "ratio": ratio, "limit": limit, "at_least": at_least, "met": met}
+
+
+def _fair_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 23's: fair and sealed play at nearly the price of shared play. The arena's CPU a
+    decision is set against the floor's server at as many messages in flight as the default
+    concurrency's fair games have (one each), or the nearest level measured."""
+    found = []
+
+    def add(name: str, ratio: float, limit: float, at_least: bool) -> None:
+        found.append(_target(name, ratio, limit, at_least))
+
+    fair = results.get("fair", {})
+    if "rates" in fair:
+        add("fast bots, fair / shared decisions/s", fair["rates"]["ratio"], 0.85, at_least=True)
+    if "median_us" in fair.get("freeze", {}).get("idle", {}):
+        add(
+            "thaw and freeze of an idle bot, median us",
+            fair["freeze"]["idle"]["median_us"],
+            100,
+            at_least=False,
+        )
+    default = results["e2e"][-1] if results.get("e2e") else None
+    if default is None or not (default.get("sealed") and default.get("cpu") == "fair"):
+        return found
+    add(
+        "e2e decisions/s, default concurrency, sealed and fair",
+        default["decisions_per_s"],
+        2000,
+        at_least=True,
+    )
+    if "floor" in results:
+        levels = results["floor"]["levels"]
+        level = min(levels, key=lambda entry: abs(entry["in_flight"] - default["concurrency"]))
+        add(
+            f"e2e arena CPU a decision / floor server's a round trip, "
+            f"{level['in_flight']} in flight",
+            default["arena_cpu_per_decision_s"] / level["server_cpu_per_round_trip_s"],
+            2.5,
             at_least=False,
         )
     return found

@@ -37,17 +37,24 @@ def test_the_quick_bench_reports_every_section(no_leftover_processes: None) -> N
     assert set(SECTIONS) <= set(results)
     assert [entry["players"] for entry in results["engine"]] == [2]
     assert [level["in_flight"] for level in results["floor"]["levels"]] == [1, 4]
+    assert all(target["met"] in (True, False) for target in results["targets"])
     assert [entry["concurrency"] for entry in results["e2e"]] == [1, 2]
     assert {entry["players"] for entry in [*results["e2e"], *results["memory"]]} == {2}
     assert all(entry["decisions_per_s"] > 0 for entry in results["e2e"])
     assert [entry["games"] for entry in results["memory"]] == [4, 8]
-    assert {target["target"].split(",")[0] for target in results["targets"]} == {
+    expected = {
         "engine / baseline",
         "e2e decisions/s / floor's best round trips/s",
         "e2e median decision latency / floor round trip",
         "peak memory",
         "worker peak memory",
+        "fast bots",  # issue 23's: fair mode's figures, where the machine has it
     }
+    if "idle" in results["fair"]["freeze"]:
+        expected.add("thaw and freeze of an idle bot")
+    if results["e2e"][-1]["sealed"] and results["e2e"][-1]["cpu"] == "fair":
+        expected |= {"e2e decisions/s", "e2e arena CPU a decision / floor server's a round trip"}
+    assert {target["target"].split(",")[0] for target in results["targets"]} == expected
     assert [entry["workers"] for entry in results["cluster"]["speed"]] == [0, 1, 2]
     assert [entry["games"] for entry in results["cluster"]["memory"]] == [4, 8]
     text = report(results)
