@@ -13,12 +13,12 @@ deadline late (stalled by other games, the results database, or not scheduled at
 deadline is put off by as much, and that time is not the bot's. What the time costs (the bank it
 draws on) is the seat's `Clock`'s.
 
-Writing costs the arena more than anything else it does for a decision (a gRPC send is a
-syscall that wakes the bot), so a decision's path is kept short: a request made while the
-stream is idle is written by the task that asks it, which then sleeps until the answer or its
-deadline, whichever comes first (one future, one timer). Everything else (events, notices,
-requests behind them) goes through the outbox, which the service's task writes in order
-(`pump`). Before this, every request woke the pump and then its asker twice.
+Every message goes through the outbox, which the stream's own task writes in order (`pump`):
+never the asker, whose game may be cancelled, and a gRPC write cancelled halfway leaves its
+stream unable to write again. The asker sleeps until its answer comes, its stream ends or its
+deadline passes, on one future and one timer; when the request is written, its deadline is
+moved on that timer (`_Open.rearm`), without waking the asker. Before, every decision woke the
+asker at the write as well, through `asyncio.wait` on two futures.
 """
 
 from __future__ import annotations
@@ -55,17 +55,32 @@ class _Open:
     """When it was written to the stream; None until then."""
     read: float | None = None
     """When its answer was read; None until then."""
-    message: pb.ArenaMessage | None = None
-    """The request, held for its asker to write (`answer_timed`) when the stream was idle as it
-    was made; None once written or queued."""
+    stalled: float = 0.0
+    """Seconds the arena's loop was late at its deadline: not the bot's (`answer_timed`)."""
     wake: asyncio.Future[bool] | None = None
-    """While its asker waits: done when the answer comes, the request is written, or the stream
-    ends (a timer ends the wait at the deadline)."""
+    """While its asker waits: True once the answer comes or the stream ends, False when the
+    timer finds the deadline passed."""
+    timer: asyncio.TimerHandle | None = None
+    """While its asker waits: the timer set for the deadline (`due`)."""
+
+    def due(self) -> float:
+        """When its deadline (and bank) runs out, on the loop's clock: counted from its write,
+        or, until it is written, from `UNWRITTEN_GRACE` times its allowance after it was
+        queued; put off by the loop's stalls."""
+        limit = self.deadline + self.bank
+        start = self.sent if self.sent is not None else self.queued + UNWRITTEN_GRACE * limit
+        return start + limit + self.stalled
 
     def rouse(self) -> None:
         """Wake the asker, if it waits."""
         if self.wake is not None and not self.wake.done():
             self.wake.set_result(True)
+
+    def rearm(self) -> None:
+        """Its deadline has moved (it was written): the waiting asker's timer follows."""
+        if self.timer is not None and self.wake is not None:
+            self.timer.cancel()
+            self.timer = asyncio.get_running_loop().call_at(self.due(), _expire, self.wake)
 
 
 class Connection:
@@ -78,12 +93,6 @@ class Connection:
         only, never the game's events."""
         self.outbox: asyncio.Queue[pb.ArenaMessage | None] = asyncio.Queue()
         """Messages waiting for the stream: the pump writes them in order (`pump`)."""
-        self._write: Write | None = None
-        """The stream's writer, once the pump runs; without one the outbox is the stream."""
-        self._writing = asyncio.Lock()
-        """Held while a message is being written: one write at a time, in order."""
-        self._held: _Open | None = None
-        """The request held for its asker to write, if any (at most one)."""
         self.closed = asyncio.Event()
         self.close_reason = ""
         self.strays = 0
@@ -114,11 +123,6 @@ class Connection:
         time bank) of being written to the stream; its request id. `public`: the view's public
         part, when the game has built it already (`convert.public_view`).
 
-        When the stream is idle (nothing queued, nothing being written) the request is held for
-        its asker, who writes it as it begins to wait (`answer_timed`): a decision then takes no
-        turn of the pump's task, only the asker's. Anything sent meanwhile queues it first, so
-        the bot reads every message in the order it was sent.
-
         Raises PlayerFault (CRASHED) when the stream has ended.
         """
         if self.closed.is_set():
@@ -132,60 +136,17 @@ class Connection:
         self._open[request_id] = waiting
         deadline_ms, bank_ms = round(deadline * 1000), round(waiting.bank * 1000)
         message = request_message(request_id, game_id, decision, deadline_ms, view, bank_ms, public)
-        if self._idle():
-            waiting.message, self._held = message, waiting
-        else:
-            self._post(message)
+        self.outbox.put_nowait(message)
         return request_id
 
     async def pump(self, write: Write) -> None:
         """Write the outbox to the stream with `write`, in order, until the connection closes:
-        the service's part, for as long as the stream is open. Requests made while the stream
-        is idle are written by their askers meanwhile (`request`)."""
-        self._write = write
-        try:
-            while (message := await self.outbox.get()) is not None:
-                async with self._writing:
-                    await self._written(write, message)
-        finally:
-            self._write = None
-
-    def _idle(self) -> bool:
-        """Whether a message made now could be written at once: a pump runs, and nothing is
-        queued, held or being written."""
-        return (
-            self._write is not None
-            and self._held is None
-            and self.outbox.empty()
-            and not self._writing.locked()
-        )
-
-    def _post(self, message: pb.ArenaMessage) -> None:
-        """Queue a message for the pump, behind the request held for its asker, if one is."""
-        held, self._held = self._held, None
-        if held is not None and held.message is not None:
-            self.outbox.put_nowait(held.message)
-            held.message = None
-        self.outbox.put_nowait(message)
-
-    async def _write_held(self, waiting: _Open) -> None:
-        """Write the request held for its asker (see `request`); a stream that breaks meanwhile
-        closes the connection, which fails the request as a crash."""
-        message, waiting.message, self._held = waiting.message, None, None
-        write = self._write
-        if message is None or write is None:  # the pump has ended: the stream is closing
-            return
-        async with self._writing:
-            try:
-                await self._written(write, message)
-            except Exception as error:  # a broken stream surfaces as many kinds of error
-                self.close(f"the stream broke: {error!r}")
-
-    async def _written(self, write: Write, message: pb.ArenaMessage) -> None:
-        """Write one message, and note when a request's time starts (`delivered`)."""
-        began = asyncio.get_running_loop().time()
-        await write(message)
-        self.delivered(message, began)
+        the service's part, in the stream's own task, for as long as the stream is open."""
+        loop = asyncio.get_running_loop()
+        while (message := await self.outbox.get()) is not None:
+            began = loop.time()
+            await write(message)
+            self.delivered(message, began)
 
     def delivered(self, message: pb.ArenaMessage, began: float | None = None) -> None:
         """`message` was written to the stream, the write having begun at `began` (the loop's
@@ -197,7 +158,7 @@ class Connection:
                 now = asyncio.get_running_loop().time()
                 quick = began is not None and now - began <= WRITE_SLACK
                 waiting.sent = began if quick and began is not None else now
-                waiting.rouse()  # its deadline starts now, not at the grace's end
+                waiting.rearm()  # its deadline starts now, not at the grace's end
 
     async def answer(self, request_id: int) -> int:
         """The card or row that answers a request sent with `request`, once it comes (see
@@ -221,30 +182,23 @@ class Connection:
         """
         waiting = self._open[request_id]
         loop = asyncio.get_running_loop()
-        limit = waiting.deadline + waiting.bank
-        stalled = 0.0  # seconds the loop was late at this request's deadline: not the bot's
         settled = False
         try:
-            if waiting.message is not None:  # held for its asker: written now
-                await self._write_held(waiting)
             while not waiting.answer.done():
-                if waiting.sent is not None:
-                    start = waiting.sent
-                else:  # the deadline starts once it is written: `delivered` wakes it then
-                    start = waiting.queued + UNWRITTEN_GRACE * limit
-                due = start + limit + stalled
-                if loop.time() < due:
+                if loop.time() < waiting.due():
                     settled = False
-                    roused = await _until(waiting, due)
+                    roused = await _until(waiting)
                     # How late the loop was at the deadline: when the timer woke it, or, when the
                     # answer was read in the same turn as a late timer, when it was read (the
-                    # bot's answer waited in the stream while the loop was stuck).
+                    # bot's answer waited in the stream while the loop was stuck). The deadline
+                    # is read again: the request's write may have moved it meanwhile.
+                    due = waiting.due()
                     if not roused:
                         late = loop.time() - due
                     else:
                         late = (waiting.read if waiting.read is not None else due) - due
                     if late > STALL:
-                        stalled += late
+                        waiting.stalled += late
                     continue
                 if not settled:  # an answer that arrived but is not read yet still counts
                     settled = True
@@ -252,7 +206,7 @@ class Connection:
                     await _settle(waiting.answer)
                     late = loop.time() - began - SETTLE
                     if late > STALL:  # the loop stalled even then: that is the arena's too
-                        stalled += late
+                        waiting.stalled += late
                     continue
                 self._expect_late(request_id)
                 # An answer under another id while it waited is most likely a wrong request id.
@@ -261,9 +215,11 @@ class Connection:
             answer = waiting.answer.result()  # raises the CRASHED fault of a closed stream
         finally:
             del self._open[request_id]
+            if not waiting.answer.done():  # its asker was cancelled: an answer may still come
+                self._expect_late(request_id)
         start = waiting.sent if waiting.sent is not None else waiting.queued
         read = waiting.read if waiting.read is not None else loop.time()
-        seconds = max(0.0, read - start - stalled)
+        seconds = max(0.0, read - start - waiting.stalled)
         try:
             return answer_from_proto(answer, waiting.decision), seconds
         except ProtocolError as error:
@@ -275,7 +231,7 @@ class Connection:
         Sends what it is given: whoever builds an event checks `skip_events` first.
         """
         if not self.closed.is_set():
-            self._post(message)
+            self.outbox.put_nowait(message)
 
     def receive(self, answer: pb.Answer) -> None:
         """An answer arrived: resolve its request, or note it as stray."""
@@ -324,18 +280,19 @@ class Connection:
         self.outbox.put_nowait(None)
 
 
-async def _until(waiting: _Open, due: float) -> bool:
-    """Wait until the request's asker is roused (`_Open.rouse`) or the loop's clock reaches
-    `due`; True if roused. One future and one timer: no task, no callbacks on the answer."""
+async def _until(waiting: _Open) -> bool:
+    """Wait until the request's asker is roused (`_Open.rouse`) or the loop's clock reaches its
+    deadline, wherever its write moves it (`_Open.rearm`); True if roused. One future and one
+    timer: no task, no callbacks on the answer."""
     loop = asyncio.get_running_loop()
     wake: asyncio.Future[bool] = loop.create_future()
     waiting.wake = wake
-    timer = loop.call_at(due, _expire, wake)
+    waiting.timer = loop.call_at(waiting.due(), _expire, wake)
     try:
         await wake
     finally:
-        timer.cancel()
-        waiting.wake = None
+        waiting.timer.cancel()
+        waiting.wake = waiting.timer = None
     return wake.result()
 
 

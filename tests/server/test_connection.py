@@ -212,21 +212,19 @@ def test_a_stream_that_ends_fails_the_open_request_as_a_crash_and_every_later_on
 
 class Stream:
     """The stream's writing side as the service hands it to the pump: every message written,
-    in order, by whichever task wrote it; `hold` keeps a write from finishing until released."""
+    in order, with the task that wrote it; `hold` keeps a write from finishing until set."""
 
     def __init__(self) -> None:
         self.written: list[tuple[str, str]] = []
+        self.finished = 0
         self.hold: asyncio.Event | None = None
-        self.broken = False
 
     async def write(self, message: pb.ArenaMessage) -> None:
-        if self.broken:
-            raise RuntimeError("RPC already finished")
-        kind = message.WhichOneof("kind")
         task = asyncio.current_task()
-        self.written.append((kind, task.get_name() if task is not None else ""))
+        self.written.append((message.WhichOneof("kind"), task.get_name() if task else ""))
         if self.hold is not None:
             await self.hold.wait()
+        self.finished += 1
 
 
 async def pumping(connection: Connection, stream: Stream) -> asyncio.Task[None]:
@@ -235,77 +233,78 @@ async def pumping(connection: Connection, stream: Stream) -> asyncio.Task[None]:
     return pump
 
 
-def test_a_request_to_an_idle_stream_is_written_by_its_asker_and_timed_from_the_write() -> None:
-    async def scenario() -> tuple[list[tuple[str, str]], float]:
-        connection, stream = Connection("bot"), Stream()
-        pump = await pumping(connection, stream)
-        request_id = connection.request("g", Decision.CARD, VIEW, LONG)
-        asking = asyncio.create_task(connection.answer_timed(request_id), name="asker")
+async def written(stream: Stream, count: int) -> None:
+    while len(stream.written) < count:
         await asyncio.sleep(0)
-        connection.receive(pb.Answer(request_id=request_id, card=17))
-        _, took = await asking
-        connection.close("done")
-        await pump
-        return stream.written, took
-
-    written, took = asyncio.run(scenario())
-    assert written == [("request", "asker")]  # no turn of the pump for it
-    assert 0 <= took < LONG
 
 
-def test_what_is_sent_after_a_request_is_made_is_written_after_it() -> None:
-    async def scenario() -> list[tuple[str, str]]:
+def test_every_message_is_written_by_the_streams_own_task_in_the_order_sent() -> None:
+    async def scenario() -> tuple[list[tuple[str, str]], int]:
         connection, stream = Connection("bot"), Stream()
         pump = await pumping(connection, stream)
-        request_id = connection.request("g", Decision.CARD, VIEW, LONG)  # held for its asker
         connection.send(pb.ArenaMessage(game_ended=pb.GameEnded(game_id="g")))
-        asking = asyncio.create_task(connection.answer_timed(request_id), name="asker")
-        while len(stream.written) < 2:
-            await asyncio.sleep(0)
-        connection.receive(pb.Answer(request_id=request_id, card=17))
-        await asking
+        asking = asyncio.create_task(connection.ask("g", Decision.CARD, VIEW, LONG), name="asker")
+        await written(stream, 2)
+        connection.receive(pb.Answer(request_id=1, card=17))
+        card = await asking
         connection.close("done")
         await pump
-        return stream.written
+        return stream.written, card
 
-    assert asyncio.run(scenario()) == [("request", "pump"), ("game_ended", "pump")]
+    written_by, card = asyncio.run(scenario())
+    assert written_by == [("game_ended", "pump"), ("request", "pump")]
+    assert card == 17
 
 
-def test_a_request_made_while_a_message_is_being_written_waits_its_turn() -> None:
-    async def scenario() -> tuple[list[tuple[str, str]], bool]:
+def test_a_cancelled_asker_leaves_the_write_whole_and_its_late_answer_harmless() -> None:
+    """A game may be cancelled while its request is being written (an executor stopping early)
+    and its bot's process serve another game: gRPC cannot write again on a stream whose write
+    was cancelled halfway, and the answer that still comes is no breach of the protocol."""
+
+    async def scenario() -> tuple[int, int, int, int]:
+        connection, stream = Connection("bot"), Stream()
+        stream.hold = asyncio.Event()
+        pump = await pumping(connection, stream)
+        asking = asyncio.create_task(connection.ask("g", Decision.CARD, VIEW, LONG))
+        await written(stream, 1)  # the write has begun, and does not finish yet
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        stream.hold.set()
+        connection.receive(pb.Answer(request_id=1, card=17))  # the cancelled request's answer
+        asking = asyncio.create_task(connection.ask("g", Decision.CARD, VIEW, LONG))
+        await written(stream, 2)
+        connection.receive(pb.Answer(request_id=2, card=40))
+        card = await asking
+        connection.close("done")
+        await pump
+        return stream.finished, len(stream.written), card, connection.strays
+
+    finished, writes, card, strays = asyncio.run(scenario())
+    assert finished == writes == 2
+    assert card == 40  # no fault for the late answer, and the stream still writes
+    assert strays == 1
+
+
+def test_a_deadline_counts_from_the_write_however_long_the_request_waited_to_be_written() -> None:
+    async def scenario() -> tuple[int, float]:
         connection, stream = Connection("bot"), Stream()
         stream.hold = asyncio.Event()
         pump = await pumping(connection, stream)
         connection.send(pb.ArenaMessage(game_ended=pb.GameEnded(game_id="g")))
-        await asyncio.sleep(0)  # the pump is writing it, and the write does not finish yet
-        asking = asyncio.create_task(connection.ask("g", Decision.CARD, VIEW, LONG), name="asker")
-        for _ in range(5):
-            await asyncio.sleep(0)
-        waited = len(stream.written) == 1
+        await written(stream, 1)  # a message the bot does not read holds up the stream
+        asking = asyncio.create_task(
+            connection.answer_timed(connection.request("g", Decision.CARD, VIEW, 0.2))
+        )
+        await asyncio.sleep(0.3)  # longer than the deadline, all of it before the write
         stream.hold.set()
-        while len(stream.written) < 2:
-            await asyncio.sleep(0)
-        connection.receive(pb.Answer(request_id=1, card=17))
-        await asking
+        await written(stream, 2)
+        connection.receive(pb.Answer(request_id=1, card=3))
+        answer = await asking
         connection.close("done")
         await pump
-        return stream.written, waited
+        return answer
 
-    written, waited = asyncio.run(scenario())
-    assert waited
-    assert written == [("game_ended", "pump"), ("request", "pump")]
-
-
-def test_a_stream_that_breaks_under_the_askers_write_fails_the_request_as_a_crash() -> None:
-    async def scenario() -> PlayerFault:
-        connection, stream = Connection("bot"), Stream()
-        pump = await pumping(connection, stream)
-        stream.broken = True
-        with pytest.raises(PlayerFault) as fault:
-            await connection.ask("g", Decision.CARD, VIEW, LONG)
-        await pump
-        return fault.value
-
-    fault = asyncio.run(scenario())
-    assert fault.kind is FaultKind.CRASHED
-    assert "the stream broke" in fault.message and "RPC already finished" in fault.message
+    card, took = asyncio.run(scenario())
+    assert card == 3
+    assert took < 0.2
