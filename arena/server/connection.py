@@ -38,7 +38,8 @@ Write = Callable[[pb.ArenaMessage], Awaitable[None]]
 STRAY_LIMIT = 50
 """Stray answers kept for fault messages; the rest are only counted."""
 LATE_LIMIT = 1000
-"""Timed-out request ids remembered, so that their late answers are not taken for strays."""
+"""Ids of requests that timed out (or whose asker was cancelled) remembered, so that their late
+answers are not taken for strays."""
 
 
 @dataclass

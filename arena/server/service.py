@@ -85,7 +85,8 @@ class ArenaService(rpc.ArenaServicer):
         """Streams open now that have not said hello yet."""
 
     # The stubs know only a handler that returns its replies; gRPC's asyncio server also takes
-    # one that writes them (`context.write`), which lets a request be written by its asker.
+    # one that writes them (`context.write`): the connection's pump, which times each request
+    # from its write (`Connection.pump`).
     async def Play(  # type: ignore[override]
         self, requests: AsyncIterator[pb.BotMessage], context: _Context
     ) -> None:
