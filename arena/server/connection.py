@@ -209,15 +209,14 @@ class Connection:
                     if late > STALL:  # the loop stalled even then: that is the arena's too
                         waiting.stalled += late
                     continue
-                self._expect_late(request_id)
                 # An answer under another id while it waited is most likely a wrong request id.
                 kind = FaultKind.MALFORMED if waiting.strays else FaultKind.TIMEOUT
                 raise PlayerFault(kind, _late(request_id, waiting))
             answer = waiting.answer.result()  # raises the CRASHED fault of a closed stream
         finally:
             del self._open[request_id]
-            if not waiting.answer.done():  # its asker was cancelled: an answer may still come
-                self._expect_late(request_id)
+            if not waiting.answer.done():  # timed out, or its asker was cancelled: an answer
+                self._expect_late(request_id)  # may still come, late
         start = waiting.sent if waiting.sent is not None else waiting.queued
         read = waiting.read if waiting.read is not None else loop.time()
         seconds = max(0.0, read - start - waiting.stalled)
