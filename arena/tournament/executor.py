@@ -21,6 +21,7 @@ from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import Bot
 from arena.server.session import Session, open_session
 from arena.tournament.config import TournamentConfig
+from arena.tournament.hosts.executor import open_hosts, wanted
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.store import LOGS, WORK
@@ -148,9 +149,10 @@ class ThisMachine:
     @asynccontextmanager
     async def executor(
         self, config: TournamentConfig, observer: Observer
-    ) -> AsyncIterator[LocalExecutor]:
-        """The session's executor; the organizer is told how the bots are sealed and paced
-        when not in full, and how to start each external bot."""
+    ) -> AsyncIterator[Executor]:
+        """The session's executor, or in fair mode its core hosts' (`arena.tournament.hosts`);
+        the organizer is told how the bots are sealed and paced when not in full, and how to
+        start each external bot."""
         async with open_session(
             list(config.bots),
             config.output / LOGS,
@@ -167,7 +169,12 @@ class ThisMachine:
                 games = f"{len(cpu.cores)} games at once, not {config.concurrency}"
                 observer.announce(f"{cpu.describe()}: {games}")
             _hand_out_tokens(session, observer)
-            yield LocalExecutor(session, config.concurrency)
+            hosts = wanted(session, config)
+            if not hosts:
+                yield LocalExecutor(session, config.concurrency)
+                return
+            async with open_hosts(session, config, hosts) as executor:
+                yield executor
 
 
 def _hand_out_tokens(session: Session, observer: Observer) -> None:

@@ -8,17 +8,18 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from distributed import Future, as_completed
 
-from arena.players import Conduct, Referee
+from arena.players import Referee
 from arena.server.lobby import Bot
 from arena.tournament.cluster.organizer import POLL, Cluster, ClusterError, WorkerGone
 from arena.tournament.cluster.worker import Played, Unfit, _play, _ready
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import WorkersReport
+from arena.tournament.judging import conducts, judge
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.store import LOGS
@@ -222,7 +223,7 @@ class DaskExecutor:
                 finished.add(played.outcome.game_id)
                 self._games[played.address] = self._games.get(played.address, 0) + 1
                 self.labels.setdefault(played.address, played.label)
-                yield self._judge(played)
+                yield judge(self.bots, played.outcome, played.conduct)
             await self._look()  # a worker lost in the last moments is reported too
         finally:
             if running:
@@ -231,7 +232,7 @@ class DaskExecutor:
 
     def _submit(self, game: _Game) -> Future[Played]:
         spec = game.spec
-        state = {name: self.bots[name].referee.conduct() for name in spec.seats}
+        state = conducts(self.bots, spec.seats)
         restrict: list[str] | None = None
         if self._unfit:
             restrict = sorted(self._fit)
@@ -258,15 +259,3 @@ class DaskExecutor:
             self._unfit[unfit.address] = unfit.why
             self.labels.setdefault(unfit.address, unfit.label)
             self._say(f"worker {unfit.label} cannot play every bot, so plays none: {unfit.why}")
-
-    def _judge(self, played: Played) -> GameOutcome:
-        """The outcome as the tournament counts it: its faults charged to the organizer's
-        referees, the bots disqualified by its end as they say."""
-        outcome = played.outcome
-        seats = outcome.spec.seats
-        for name in seats:
-            bot = self.bots[name]
-            conduct = played.conduct.get(name, Conduct())
-            bot.note_out(bot.referee.judge(outcome.faults_of(name), conduct))
-        disqualified = tuple(name for name in seats if self.bots[name].referee.disqualified)
-        return replace(outcome, disqualified=disqualified)

@@ -28,6 +28,7 @@ from arena.server.lobby import BotSpec
 from arena.server.session import Session, open_session
 from arena.tournament.cluster.shipping import Bundle, Shelf, ShippedBot, ShippingError
 from arena.tournament.executor import LocalExecutor
+from arena.tournament.judging import conducts, take
 from arena.tournament.outcome import GameOutcome, GameSpec
 from arena.tournament.submissions import BadSubmission, Builder
 
@@ -311,8 +312,7 @@ class WorkerArena:
             raise Unfit(self.address, self.label, why)
         assert self._session is not None
         bots = self._session.lobby.bots
-        for name, conduct in state.items():
-            bots[name].note_out(bots[name].referee.take(conduct))
+        take(bots, state)
         task = asyncio.current_task()
         assert task is not None
         self._playing.add(task)
@@ -321,8 +321,7 @@ class WorkerArena:
         finally:
             self._playing.discard(task)
             self._last = time.monotonic()
-        conducts = {name: bots[name].referee.conduct() for name in spec.seats}
-        return Played(self.address, self.label, outcome, conducts)
+        return Played(self.address, self.label, outcome, conducts(bots, spec.seats))
 
     async def _close(self) -> None:
         if self._idle is not None:
