@@ -37,6 +37,48 @@ def children_cpu(pid: int) -> dict[int, float]:
     return found
 
 
+HOST = "arena.tournament.hosts.host"
+"""The module a core host runs (`arena.tournament.hosts`): the arena's own process for a core,
+in fair mode, whose CPU is the arena's, not its bots'."""
+
+
+def is_host(pid: int) -> bool:
+    """Whether process `pid` is one of the arena's core hosts."""
+    try:
+        return HOST in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+
+
+def arena_and_bots(pid: int) -> tuple[float, dict[int, float]]:
+    """The CPU seconds so far of the arena `pid` (this process) with its core hosts, and of each
+    other descendant (its bots, their sandboxes), by process id."""
+    arena = 0.0
+    bots: dict[int, float] = {}
+    for child, used in children_cpu(pid).items():
+        if is_host(child):
+            arena += used
+        else:
+            bots[child] = used
+    return arena, bots
+
+
+def hosts_peak_memory(pid: int) -> dict[int, int]:
+    """The peak resident memory (bytes) of each core host of the arena `pid`, by process id."""
+    found: dict[int, int] = {}
+    for child in children(pid):
+        if not is_host(child):
+            continue
+        try:
+            status = Path(f"/proc/{child}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                found[child] = int(line.split()[1]) * 1024
+    return found
+
+
 def machine_busy() -> float:
     """CPU seconds every core of the machine spent busy since boot (all processes)."""
     try:

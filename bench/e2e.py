@@ -6,13 +6,14 @@ children, and RUSAGE_SELF does not count them). Prints one JSON object. The tabl
 the quick bench's has 2 (`--players 2`), which starts a quarter of the bot processes (a process
 per bot and seat rotation: 16 at 4 seats, 4 at 2), most of its cost.
 
-Each decision is timed at the `Player` interface of the remote player, from the driver's
-question to the returned answer: the request's building, its trip to the bot and back, and
-the answer's check. Row decisions, asked one seat at a time, are also timed apart from card
-decisions, for which every seat is asked at once. Rates are taken over the steady state: from
-the end of the first `concurrency` games, which include the start-up of the bot processes, to
-the end of the last; so is the CPU time of the arena and of its bots per decision, which shows
-where the time goes.
+Each decision is timed as the arena records it for the standings' answer times, from when its
+request was written to the bot's stream to when its answer was read (`DecisionTime`), wherever
+the game was played (in fair mode with two games at once, in the core hosts: an arena process a
+core). Row decisions, asked one seat at a time, are also timed apart from card decisions. Rates
+are taken over the steady state: from the end of the first `concurrency` games, which include
+the start-up of the bot processes, to the end of the last; so is the CPU time of the arena (this
+process and its core hosts) and of its bots per decision, which shows where the time goes. The
+arena's peak resident memory is this process's and its core hosts', added up.
 """
 
 from __future__ import annotations
@@ -28,19 +29,20 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from arena.rules import Decision, View
+from arena.players import DecisionTime
+from arena.rules import Decision
 from arena.server.isolation.sandbox import SandboxMode
 from arena.server.lobby import Bot, BotSpec, Instance, Lobby
-from arena.server.remote import RemotePlayer
 from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
+from arena.tournament.outcome import GameOutcome
 from arena.tournament.runner import run_tournament
-from bench.cpu import children_cpu
+from bench.cpu import arena_and_bots, hosts_peak_memory
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
@@ -55,8 +57,6 @@ STARTUP = 60.0
 loaded machine (or the quick check, which starts everything at once) a start may take longer
 than the arena's default, which would leave the fallback playing and nothing to measure."""
 
-_Decide = Callable[[RemotePlayer, Decision, View], Coroutine[Any, Any, int]]
-
 
 def entries(players: int = TABLE) -> tuple[BotSpec, ...]:
     """The random and the lowest sample bot, as `arena run` would start them, to fill a table of
@@ -66,31 +66,6 @@ def entries(players: int = TABLE) -> tuple[BotSpec, ...]:
         for name in BOTS
         for copy in "ab"[: players // 2]
     )
-
-
-@contextmanager
-def timed_decisions(log: list[tuple[float, float, str]]) -> Iterator[None]:
-    """Append (finished at, seconds taken, "card" or "row") to `log` for every remote decision
-    made while inside.
-
-    The benchmark wraps `RemotePlayer.decide` in its own process only: the arena has no timing
-    hook of its own, and needs none for anything but this measurement.
-    """
-    original: _Decide = RemotePlayer.decide
-    clock = time.perf_counter
-
-    async def timed(self: RemotePlayer, decision: Decision, view: View) -> int:
-        start = clock()
-        answer = await original(self, decision, view)
-        end = clock()
-        log.append((end, end - start, str(decision)))
-        return answer
-
-    setattr(RemotePlayer, "decide", timed)  # noqa: B010 (mypy forbids assigning a method)
-    try:
-        yield
-    finally:
-        setattr(RemotePlayer, "decide", original)  # noqa: B010
 
 
 def reaped_cpu() -> float:
@@ -148,19 +123,29 @@ async def tournament(
     sandbox: SandboxMode = SandboxMode.AUTO,
     processes: str = "rotation",
     players: int = TABLE,
+    one_process: bool = False,
 ) -> dict[str, Any]:
     """Play `games` games at one table of `players` seats and return the figures; untimed, only
     those whose keeping takes no memory per decision (for the memory figures). `sandbox` and
-    `processes` (one of PROCESSES) say how the bots run."""
-    decisions: list[tuple[float, float, str]] = []
+    `processes` (one of PROCESSES) say how the bots run; `one_process`, every game in this
+    process even in fair mode (`--no-core-processes`: `fresh_process_per_game` works only
+    here)."""
+    games_ended: list[tuple[float, tuple[DecisionTime, ...]]] = []  # when, and its decisions
     finished = [0.0, 0.0]  # when the warm-up ended, when the last game did
     warm = max(1, min(concurrency, games - 1))
     cpu: list[tuple[float, dict[int, float], float]] = []  # the arena's, each bot's, the reaped
+    peaks: dict[int, int] = {}  # the core hosts' peak resident memory, by pid
 
     def progress(done: int, total: int) -> None:
         if done in (warm, total):
             finished[done == total] = time.perf_counter()
-            cpu.append((time.process_time(), children_cpu(os.getpid()), reaped_cpu()))
+            hosts, bots = arena_and_bots(os.getpid())
+            cpu.append((time.process_time() + hosts, bots, reaped_cpu()))
+            peaks.update(hosts_peak_memory(os.getpid()))  # high-water marks: the last look counts
+
+    def saved(outcome: GameOutcome) -> None:
+        if timed:
+            games_ended.append((time.perf_counter(), outcome.times))
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         config = TournamentConfig(
@@ -174,14 +159,14 @@ async def tournament(
             startup_timeout=STARTUP,
             sandbox=sandbox,
             reuse_processes=processes == "reuse",
+            core_processes=not one_process,
         )
         started = time.perf_counter()
         with ExitStack() as stack:
-            if timed:
-                stack.enter_context(timed_decisions(decisions))
             if processes == "game":
                 stack.enter_context(fresh_process_per_game())
-            summary = await run_tournament(config, observer=Observer(progress=progress))
+            observer = Observer(progress=progress, saved=saved)
+            summary = await run_tournament(config, observer=observer)
         ended = time.perf_counter()
     kinds: Counter[str] = Counter()
     for standing in summary.standings.bots:
@@ -198,14 +183,21 @@ async def tournament(
         "faults": sum(kinds.values()),
         "faults_by_kind": dict(kinds),
         "wall_s": ended - started,
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        + sum(peaks.values()),
+        "core_hosts": len(peaks),
     }
     if not timed:
         return result
     window_start, window_end = finished
-    steady = [(taken, kind) for at, taken, kind in decisions if window_start < at <= window_end]
-    times = [taken for taken, _ in steady]
-    rows = [taken for taken, kind in steady if kind == "row"]
+    steady = [
+        decision
+        for at, decisions in games_ended
+        if window_start < at <= window_end
+        for decision in decisions
+    ]
+    times = [decision.seconds for decision in steady]
+    rows = [decision.seconds for decision in steady if decision.decision is Decision.ROW]
     seconds = window_end - window_start
     (arena_start, bots_start, reaped_start), (arena_end, bots_end, reaped_end) = cpu
     # The bots still running, plus those that ended meanwhile (reaped: in RUSAGE_CHILDREN,
@@ -215,7 +207,7 @@ async def tournament(
     bots_cpu -= sum(used for pid, used in bots_start.items() if pid not in bots_end)
     result.update(
         {
-            "decisions": len(decisions),
+            "decisions": sum(len(decisions) for _, decisions in games_ended),
             "steady_games": games - warm,
             "steady_decisions": len(steady),
             "steady_s": seconds,
@@ -241,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sandbox", choices=[str(mode) for mode in SandboxMode], default="auto")
     parser.add_argument("--processes", choices=PROCESSES, default="rotation")
     parser.add_argument("--players", type=int, choices=SEATS, default=TABLE)
+    parser.add_argument("--one-process", action="store_true", help="--no-core-processes")
     options = parser.parse_args(argv)
     result = asyncio.run(
         tournament(
@@ -251,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             SandboxMode(options.sandbox),
             options.processes,
             options.players,
+            options.one_process,
         )
     )
     print(json.dumps(result))

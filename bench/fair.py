@@ -53,6 +53,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, LOGS, ResultStore
+from bench.cpu import arena_and_bots
 from bench.e2e import SEATS, STARTUP, TABLE, entries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,10 +81,16 @@ async def rate(
 ) -> dict[str, Any]:
     """One tournament of fast bots; decisions/s after the first games (which start the bots),
     and the arena's CPU per decision meanwhile: the figure a loaded machine moves least."""
-    ended: list[tuple[float, int, float]] = []  # (when, decisions timed, arena CPU) a game
+    ended: list[tuple[float, int]] = []  # (when, decisions timed) a game
+    concurrency = os.cpu_count() or 1  # the default
+    warm = max(1, min(concurrency, games - 1))
+    used: list[float] = []  # the arena's CPU (this process's and its core hosts'), after `warm`
+    # games and after the last: read only then, for a look at every process costs CPU too
 
     def saved(outcome: GameOutcome) -> None:
-        ended.append((time.perf_counter(), len(outcome.times), time.process_time()))
+        ended.append((time.perf_counter(), len(outcome.times)))
+        if len(ended) in (warm, games):
+            used.append(time.process_time() + arena_and_bots(os.getpid())[0])
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-fair-") as scratch:
         config = TournamentConfig(
@@ -93,20 +100,20 @@ async def rate(
             seed=2026,
             max_rounds=max_rounds,
             cpu=cpu,
+            concurrency=concurrency,
             reuse_processes=True,  # no bot starts up after the first games: pacing alone
             output=Path(scratch) / "out",
             startup_timeout=STARTUP,
         )
         summary = await run_tournament(config, observer=Observer(saved=saved))
-    warm = min(config.concurrency, len(ended) - 1)
-    (start, _, cpu_start), *steady = ended[warm - 1 :]
+    (start, _), *steady = ended[warm - 1 :]
     seconds = steady[-1][0] - start
-    decisions = sum(decisions for _, decisions, _ in steady)
+    decisions = sum(decisions for _, decisions in steady)
     return {
         "mode": summary.run.get("cpu", {}).get("mode", cpu.value),
         "games": summary.played,
         "decisions_per_s": decisions / seconds,
-        "arena_cpu_per_decision_s": (steady[-1][2] - cpu_start) / decisions,
+        "arena_cpu_per_decision_s": (used[-1] - used[0]) / decisions,
         "faults": sum(line.faults for line in summary.standings.bots),
     }
 

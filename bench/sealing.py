@@ -8,7 +8,8 @@ Run as `python -m bench.sealing [--trials N] [--games N] [--per-game-games N] [-
 arena sees it: from asking the lobby for a process of the lowest sample bot to its hello, sealed
 and unsealed in turn (so both see the same load), each time a new process. The tournaments are
 `bench.e2e`'s (the random and lowest sample bots, two copies each, at a 4-player table, at the
-default concurrency), each in a process of its own; their rates are taken after the warm-up
+default concurrency, every game in that process: `--one-process`, for a fresh process per game
+is made there), each in a process of its own; their rates are taken after the warm-up
 games, as there, so they include every process the steady state starts (a fresh process per
 game: four every game). The quick bench plays them at a 2-player table and `--in-process`: each
 in this process, one after the other (the start-up of five interpreters saved; each figure but
@@ -77,7 +78,7 @@ def tournament(
 ) -> dict[str, Any]:
     """One of `bench.e2e`'s tournaments, in a process of its own."""
     args = [f"--games={games}", f"--sandbox={sandbox}", f"--processes={processes}"]
-    args += [f"--concurrency={os.cpu_count() or 1}", f"--players={players}"]
+    args += [f"--concurrency={os.cpu_count() or 1}", f"--players={players}", "--one-process"]
     if max_rounds is not None:
         args.append(f"--max-rounds={max_rounds}")
     done = subprocess.run(
@@ -127,6 +128,7 @@ def measure(
                     sandbox=SandboxMode(mode),
                     processes=processes,
                     players=players,
+                    one_process=True,
                 )
             )
             for games, mode, processes in plan

@@ -14,7 +14,7 @@ flush before it answers may be read after its next request went out, and be file
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +113,11 @@ class BotLog:
     def note(self, text: str, where: Where | None = None) -> None:
         """A line of the arena's own about the bot, at `where` (None: between games)."""
         self._file(ARENA, text, where)
+
+    def keep_loose(self, lines: Iterable[LogLine]) -> None:
+        """Lines another arena filed between games (a core host's, as it stopped the bot's
+        processes there), kept with this one's until the next `take_loose`."""
+        self._loose.extend(lines)
 
     def take(self, game_id: str) -> tuple[LogLine, ...]:
         """The lines of one game, in order, to store with it; they are then forgotten."""

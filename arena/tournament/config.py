@@ -171,6 +171,13 @@ class TournamentConfig:
             bound=whole(1, unit="games"),
         ),
     )
+    core_processes: bool = field(
+        default=True,
+        metadata=setting(
+            "Fair CPU with two games or more at once: play each core's games in an arena "
+            "process of its own, pinned to that core with their bots (no bot started by hand)."
+        ),
+    )
     max_faults: int = bot_setting("max_faults")
     restart: bool = bot_setting("restart")
     startup_timeout: float = bot_setting("startup_timeout")

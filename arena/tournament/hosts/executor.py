@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import MachineError
+from arena.server.botlog import LogLine
 from arena.server.lobby import Bot
 from arena.server.session import Session
 from arena.tournament.config import TournamentConfig
 from arena.tournament.hosts.wire import (
+    Close,
+    Closed,
     Failed,
     Play,
     Played,
@@ -48,8 +51,9 @@ class HostError(MachineError):
 def wanted(session: Session, config: TournamentConfig) -> int:
     """How many core hosts the run's games are played on: one a core of fair mode's, as many as
     games are played at once; 0 (all in this process) where fewer than two games are played at
-    once, in shared mode, or where a bot is started by hand (it connects to this process)."""
-    if not session.cpu.fair or config.public() is not None:
+    once, in shared mode, where a bot is started by hand (it connects to this process), or
+    where the organizer said `--no-core-processes`."""
+    if not (config.core_processes and session.cpu.fair) or config.public() is not None:
         return 0
     if any(spec.argv is None for spec in config.bots):
         return 0
@@ -77,7 +81,8 @@ class _Host:
         self.stderr = stderr
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
-        self.run: dict[str, Any] = {}
+        self.lines: tuple[LogLine, ...] = ()
+        """What its bots wrote as it stopped them (their exits), once it has."""
 
     @classmethod
     async def start(cls, core: int, setup: Setup, folder: Path) -> _Host:
@@ -118,7 +123,6 @@ class _Host:
         if not isinstance(ready, Ready):
             await host.close()
             raise HostError(f"the arena process of core {core} did not start: {host._why(ready)}")
-        host.run = ready.run
         return host
 
     async def play(self, spec: GameSpec, bots: Mapping[str, Bot]) -> Played:
@@ -129,6 +133,9 @@ class _Host:
         answer = await self._answer()
         if isinstance(answer, Played):
             return answer
+        if answer is None:  # it died: how, once it is reaped
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), CLOSE_TIMEOUT)
         raise HostError(
             f"game {spec.game_id} failed in the arena process of core {self.core}: "
             f"{self._why(answer)}; the games stored are kept: run the same command again to "
@@ -152,9 +159,12 @@ class _Host:
         return f"it sent a {type(answer).__name__}"
 
     async def close(self) -> None:
-        """Tell it to stop (its socket closed: it stops its bots and exits); kill it if it has
-        not within `CLOSE_TIMEOUT`."""
+        """Tell it to stop its bots (`Close`), keep what they wrote as they stopped (`lines`),
+        and wait for it to exit; kill it if it has not within `CLOSE_TIMEOUT`."""
         if self.writer is not None:
+            with contextlib.suppress(OSError, TimeoutError):
+                await send(self.writer, Close())
+                await asyncio.wait_for(self._closed(), CLOSE_TIMEOUT)
             self.writer.close()
             with contextlib.suppress(OSError):
                 await self.writer.wait_closed()
@@ -167,6 +177,13 @@ class _Host:
             self._kill()
             await self.process.wait()
             raise
+
+    async def _closed(self) -> None:
+        """Wait for `Closed` (past the answer to a game the run stopped waiting for)."""
+        while (answer := await self._answer()) is not None and not isinstance(answer, Failed):
+            if isinstance(answer, Closed):
+                self.lines = answer.lines
+                return
 
     def _kill(self) -> None:
         """SIGKILL it, by its pid (its bots die with it: `--die-with-parent`, and what is left
@@ -267,5 +284,15 @@ async def open_hosts(
                         await host.close()
             raise
         for host in hosts:
-            stack.push_async_callback(host.close)
+            stack.push_async_callback(_close, host, session)
         yield HostsExecutor(session, hosts)
+
+
+async def _close(host: _Host, session: Session) -> None:
+    """Stop a host; what its bots wrote as they stopped joins this session's bots' lines, which
+    the run stores after its last game."""
+    await host.close()
+    for line in host.lines:
+        bot = session.lobby.bots.get(line.bot)
+        if bot is not None:
+            bot.lines.keep_loose([line])

@@ -24,7 +24,18 @@ from typing import Any
 
 from arena.server.session import open_session
 from arena.tournament.executor import LocalExecutor
-from arena.tournament.hosts.wire import Failed, Play, Played, Ready, Setup, WireError, receive, send
+from arena.tournament.hosts.wire import (
+    Close,
+    Closed,
+    Failed,
+    Play,
+    Played,
+    Ready,
+    Setup,
+    WireError,
+    receive,
+    send,
+)
 from arena.tournament.judging import conducts, take
 
 _PR_SET_PDEATHSIG = 1
@@ -50,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 async def _serve(fd: int) -> None:
+    os.set_inheritable(fd, False)  # nothing it starts inherits the organizer's socket
     reader, writer = await asyncio.open_connection(sock=socket.socket(fileno=fd))
     try:
         setup = await receive(reader)
@@ -67,19 +79,29 @@ async def _serve(fd: int) -> None:
 
 
 async def _host(setup: Setup, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Open the session, say so, then play each game handed over until the organizer closes."""
+    """Open the session, say so, play each game handed over until told to stop; then stop the
+    bots and hand back what they wrote as they stopped."""
     async with open_session(
         list(setup.bots), setup.logs, setup.options, workdir=setup.workdir
     ) as session:
         executor = LocalExecutor(session, 1)
-        await send(writer, Ready(executor.how_bots_run()))
-        while (message := await receive(reader)) is not None:
-            if not isinstance(message, Play):
-                raise WireError(f"expected a game, not {type(message).__name__}")
-            answer = await _unless_closed(reader, _play(executor, message))
-            if answer is None:
-                return
-            await send(writer, answer)
+        await send(writer, Ready())
+        await _games(executor, reader, writer)
+    bots = session.lobby.bots.values()
+    await send(writer, Closed(tuple(line for bot in bots for line in bot.lines.take_loose())))
+
+
+async def _games(
+    executor: LocalExecutor, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """Play each game handed over, one at a time, until `Close` (or the organizer's end closes)."""
+    while isinstance(message := await receive(reader), Play):
+        answer = await _unless_told(reader, _play(executor, message))
+        if answer is None:
+            return
+        await send(writer, answer)
+    if message is not None and not isinstance(message, Close):
+        raise WireError(f"expected a game, not {type(message).__name__}")
 
 
 async def _play(executor: LocalExecutor, play: Play) -> Played | Failed:
@@ -94,11 +116,11 @@ async def _play(executor: LocalExecutor, play: Play) -> Played | Failed:
     return Played(outcome, conducts(bots, play.spec.seats))
 
 
-async def _unless_closed(
+async def _unless_told(
     reader: asyncio.StreamReader, work: Coroutine[Any, Any, Played | Failed]
 ) -> Played | Failed | None:
-    """`work`'s result; None, with the game cancelled, if the organizer closes meanwhile (a run
-    stopped early): it sends nothing while a game is played, so a read returns only at its end."""
+    """`work`'s result; None, with the game cancelled, if the organizer says anything meanwhile
+    (its `Close`: a run stopped early) or its end closes: it sends nothing else during a game."""
     game = asyncio.ensure_future(work)
     closed = asyncio.ensure_future(reader.read(1))
     try:

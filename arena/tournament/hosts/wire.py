@@ -7,8 +7,10 @@ descriptor but their own closed, sealed in sandboxes of their own), and game spe
 the bots' options travel as they are, as they do to a cluster's workers.
 
 The conversation: the organizer sends `Setup`; the host answers `Ready` (or `Failed`, and exits);
-then, one game at a time, `Play` and `Played` (or `Failed`: the game could not be played there).
-The organizer closing its end is the host's signal to stop its bots and exit.
+then, one game at a time, `Play` and `Played` (or `Failed`: the game could not be played there);
+at the end `Close`, and the host stops its bots and answers `Closed` with what they wrote as
+they stopped. Anything the organizer sends during a game, or its end of the socket closing,
+stops the game there (a run stopped early).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from __future__ import annotations
 import asyncio
 import pickle
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.players import Conduct
+from arena.server.botlog import LogLine
 from arena.server.lobby import BotSpec
 from arena.server.options import BotOptions
 from arena.tournament.outcome import GameOutcome, GameSpec
@@ -50,10 +52,7 @@ class Setup:
 
 @dataclass(frozen=True)
 class Ready:
-    """The host's session is open."""
-
-    run: dict[str, Any] = field(default_factory=dict)
-    """How its session runs the bots (`LocalExecutor.how_bots_run`)."""
+    """The host's session is open: its bots may be asked for."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,18 @@ class Played:
 
     outcome: GameOutcome
     conduct: dict[str, Conduct]
+
+
+@dataclass(frozen=True)
+class Close:
+    """Stop the bots and say what they wrote meanwhile."""
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The bots are stopped: what they wrote between games since the last game (their exits)."""
+
+    lines: tuple[LogLine, ...] = ()
 
 
 @dataclass(frozen=True)

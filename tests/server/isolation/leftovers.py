@@ -1,6 +1,8 @@
 """What a dead arena (or a dead cluster worker, which is one) can leave on the machine: its run
 cgroups (`arena-<pid>-<random>`, in every hierarchy mounted, v1 or v2) and the bot processes in
-them, frozen ones included. Used by the tests that SIGKILL an arena and start another run."""
+them, frozen ones included; in fair mode those of its core hosts too (`arena.tournament.hosts`:
+an arena process a core, each with run cgroups of its own). Used by the tests that SIGKILL an
+arena and start another run."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import pytest
 from arena.server.isolation.cgroups import PREFIX
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.isolate import isolate
-from arena.server.isolation.procfs import process
+from arena.server.isolation.procfs import process, processes
 from arena.server.isolation.sandbox import SandboxMode
 
 ARENA = Path(sys.executable).with_name("arena")
@@ -27,6 +29,8 @@ ARENA = Path(sys.executable).with_name("arena")
 BOTS = Path(__file__).parents[3] / "sample_bots" / "python"
 PATIENCE = 180.0
 """Seconds a loaded machine may take to get a game under way (a bound, not a measurement)."""
+HOST = "arena.tournament.hosts.host"
+"""The module a core host runs."""
 _DEPTH = 6
 """How deep under a mount run parents are looked for (under the arena's own cgroup)."""
 
@@ -37,9 +41,17 @@ class Leftovers:
 
     parents: tuple[Path, ...]
     pids: frozenset[int]
+    """The processes in the bots' cgroups."""
     frozen: tuple[Path, ...]
     """Bot cgroups with processes in them whose freezer says they are frozen (v1 `FROZEN`, v2
     `frozen 1`)."""
+    arenas: frozenset[int] = frozenset()
+    """The arena processes looked at: an arena and its core hosts."""
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`."""
+    return [info.pid for info in processes() if info.ppid == pid]
 
 
 def mounts() -> list[Path]:
@@ -71,9 +83,20 @@ def _walk(folder: Path, prefix: str, depth: int, found: list[Path]) -> None:
                 _walk(Path(entry.path), prefix, depth + 1, found)
 
 
-def leftovers(pid: int) -> Leftovers:
-    """What the arena of `pid` left: its run parents, their members, the frozen bot cgroups."""
-    parents = run_parents(pid)
+def with_hosts(pid: int) -> frozenset[int]:
+    """The arena of `pid` and its core hosts (its children that run `HOST`)."""
+    hosts = set()
+    for child in children(pid):
+        with contextlib.suppress(OSError):
+            if HOST.encode() in Path(f"/proc/{child}/cmdline").read_bytes():
+                hosts.add(child)
+    return frozenset({pid, *hosts})
+
+
+def leftovers(*arenas: int) -> Leftovers:
+    """What the arenas of `arenas` left: their run parents, their members, the frozen bot
+    cgroups."""
+    parents = [parent for pid in arenas for parent in run_parents(pid)]
     pids: set[int] = set()
     frozen: list[Path] = []
     for parent in parents:
@@ -84,7 +107,7 @@ def leftovers(pid: int) -> Leftovers:
             pids.update(members)
             if members and _is_frozen(child):  # not the run's empty one (`cgroups.KEEPER`)
                 frozen.append(child)
-    return Leftovers(tuple(parents), frozenset(pids), tuple(frozen))
+    return Leftovers(tuple(parents), frozenset(pids), tuple(frozen), frozenset(arenas))
 
 
 def _children(parent: Path) -> list[Path]:
@@ -102,11 +125,11 @@ def _is_frozen(cgroup: Path) -> bool:
     return False
 
 
-def clear(pid: int) -> None:
-    """Whatever happened in a test, leave nothing of the arena of `pid`: kill and thaw every
-    member of its bots' cgroups, then remove them (the clean-up under test, done by hand)."""
+def clear(*arenas: int) -> None:
+    """Whatever happened in a test, leave nothing of the arenas of `arenas`: kill and thaw every
+    member of their bots' cgroups, then remove them (the clean-up under test, done by hand)."""
     for _ in range(500):
-        found = leftovers(pid)
+        found = leftovers(*arenas)
         if not found.parents:
             return
         for member in found.pids:
@@ -155,11 +178,12 @@ def sealed_fair_run(output: Path, games: int, *extra: str) -> list[str]:
 
 
 def frozen_mid_game(pid: int, status: Callable[[], int | None], log: Path) -> Leftovers:
-    """Wait until the games of the arena of `pid` are under way and some bot of it is frozen;
-    `status` says whether that arena still runs (None) and `log` what it said."""
+    """Wait until the games of the arena of `pid` (or of its core hosts) are under way and some
+    bot of it is frozen; `status` says whether that arena still runs (None) and `log` what it
+    said."""
     give_up = time.monotonic() + PATIENCE
     while True:
-        found = leftovers(pid)
+        found = leftovers(*with_hosts(pid))
         if found.frozen and found.pids:
             return found
         assert status() is None, log.read_text()

@@ -1,13 +1,15 @@
-"""A dead arena leaves nothing for long: `arena run` SIGKILLed mid-game in fair mode leaves its
-sealed bots frozen in their cgroups (a frozen process ignores even SIGKILL, and the dead arena
-will never thaw it), and the next run kills them, thawed, and removes the cgroups; checked in
-/proc and in every cgroup hierarchy mounted (v1 or v2)."""
+"""A dead arena leaves nothing for long: `arena run` SIGKILLed mid-game in fair mode takes its
+core hosts with it and leaves their sealed bots frozen in their cgroups (a frozen process
+ignores even SIGKILL, and the dead arena will never thaw it), and the next run kills them,
+thawed, and removes the cgroups; checked in /proc and in every cgroup hierarchy mounted (v1 or
+v2)."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -37,11 +39,19 @@ def test_a_killed_arenas_frozen_bots_are_killed_and_its_cgroups_removed_by_the_n
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
+    arenas = frozenset({arena.pid})
     try:
         before = frozen_mid_game(arena.pid, arena.poll, log)
+        arenas = before.arenas
+        cores = len(os.sched_getaffinity(0))  # the games at once, and a core host each
+        assert len(arenas) == (1 + cores if cores >= 2 else 1)
         os.kill(arena.pid, signal.SIGKILL)  # a crash: no clean-up of its own
         arena.wait(60)
-        left = leftovers(arena.pid)
+        give_up = time.monotonic() + 60
+        while running(arenas) and time.monotonic() < give_up:
+            time.sleep(0.05)
+        assert running(arenas) == {}  # the hosts die with the organizer
+        left = leftovers(*arenas)
         # Any other arena starting on this machine meanwhile (a test beside this one) cleans up
         # too, so what is still there is looked at only where it still is.
         v1 = any((cgroup / "freezer.state").exists() for cgroup in left.frozen)
@@ -54,11 +64,11 @@ def test_a_killed_arenas_frozen_bots_are_killed_and_its_cgroups_removed_by_the_n
             timeout=600,
         )
         assert second.returncode == 0, second.stdout.decode() + second.stderr.decode()
-        after = leftovers(arena.pid)
+        after = leftovers(*arenas)
         assert after.parents == ()
         assert running(before.pids | left.pids) == {}
     finally:
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)
             arena.wait(60)
-        clear(arena.pid)
+        clear(*arenas)
