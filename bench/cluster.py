@@ -1,5 +1,6 @@
-"""The cluster executor against the local one: the same tournament on this machine's one arena
-session, and on a local Dask cluster of 1 or 2 worker processes (`arena run --workers N`).
+"""The cluster executor against the local one: the same tournament on this machine (its arena
+session, and in fair mode its core hosts, whose CPU counts as the organizer's here), and on a
+local Dask cluster of 1 or 2 worker processes (`arena run --workers N`).
 
 Run as `python -m bench.cluster --games N --workers W [--threads T] [--max-rounds R]
 [--players P] [--reuse-processes]` in a process of its own (`--workers 0`: the local executor);
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
+from bench.cpu import arena_and_bots
 from bench.e2e import SEATS, STARTUP, TABLE, entries
 
 if TYPE_CHECKING:  # the local executor's runs load no Dask
@@ -113,6 +115,8 @@ async def tournament(
             if done in (warm, total):
                 marks["warm" if done == warm else "end"] = time.perf_counter()
                 own[done == total] = time.process_time()
+                if cluster is None:  # the local executor's core hosts are the arena too
+                    own[done == total] += arena_and_bots(os.getpid())[0]
                 if cluster is not None:
                     pending.append(asyncio.ensure_future(cluster.client.run(_worker_usage)))
 

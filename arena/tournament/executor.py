@@ -5,7 +5,8 @@ A game is a self-contained job identified by its spec's stable id, so an executo
 jobs anywhere and in any order. `LocalExecutor` plays them on this machine over one arena session;
 `arena.tournament.cluster.DaskExecutor` on a Dask cluster's workers, each with a session of its
 own (and `LocalExecutor.play` for each game there). A `Venue` is where a run's games are played:
-`ThisMachine` (its session opened for the run), or a cluster (`arena.tournament.cluster.Cluster`,
+`ThisMachine` (its session opened for the run, and in fair mode its core hosts:
+`arena.tournament.hosts.HostsExecutor`, an arena process a core), or a cluster (`arena.tournament.cluster.Cluster`,
 held open by a caller that entered submissions through it, or `ClusterForRun`).
 """
 

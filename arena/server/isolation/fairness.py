@@ -18,6 +18,9 @@ The policy, in one place:
   pings: 0.5 to 0.9 ms of CPU a second idle), so that every one of them was caught within a few
   turns at fast decisions, each catch letting it take a decision's worth of its neighbour's
   core (bench/NOTES.md, issue 23).
+- **An arena process a core.** With two games or more at once, the tournament layer plays each
+  core's games in an arena process of its own pinned to that core (`arena.tournament.hosts`):
+  this policy holds in each of them, for their one core.
 - **Shared mode** (`--cpu shared`, or where the machine cannot freeze and pin) asks every seat
   at once, as contest runners for trusted, fast bots do: faster, but a bot's neighbours compete
   with it for the CPU while it thinks.
