@@ -98,20 +98,15 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(sets: int, players: int, reuse: bool, one_process: bool = False) -> dict[str, Any]:
-    """Play `sets` sets of `players` seats and return the figures; `one_process`: every game in
-    the server's process (`--no-core-processes`), else as the ladder plays them."""
+def measure(sets: int, players: int, reuse: bool) -> dict[str, Any]:
+    """Play `sets` sets of `players` seats and return the figures."""
     settings = LadderSettings(
         players=players, max_rounds=1, deadline=5.0, startup_timeout=60.0, sandbox="off"
     )
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         engine = seed_ladder(folder, FIELD)
-        config = replace(
-            settings.tournament_config(folder / "sets", (), 0),
-            reuse_processes=reuse,
-            core_processes=not one_process,
-        )
+        config = replace(settings.tournament_config(folder / "sets", (), 0), reuse_processes=reuse)
         loop = MatchLoop(folder, engine, settings, config, rng=random.Random(2026))
         own, games = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
@@ -138,13 +133,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sets", type=int, default=20)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--reuse-processes", action="store_true")
-    parser.add_argument("--one-process", action="store_true", help="--no-core-processes")
     options = parser.parse_args(argv)
-    print(
-        json.dumps(
-            measure(options.sets, options.players, options.reuse_processes, options.one_process)
-        )
-    )
+    print(json.dumps(measure(options.sets, options.players, options.reuse_processes)))
 
 
 if __name__ == "__main__":

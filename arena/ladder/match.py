@@ -7,7 +7,10 @@ paced and timed, their faults judged and their games and logs stored by the same
 set's folder (`DIR/sets/<id>/`) is a tournament's output folder, its `results.sqlite` holding
 the games (the API reads their records, replays and per-turn logs from there: the ladder's own
 database keeps only the set's summary, `set_seats`). Where it runs is the caller's venue: this
-machine (a session per set) or a cluster held open for the whole serve.
+machine (a session per set, all in the server's process: a set is a handful of games, and fair
+mode's core hosts, an arena process a core, would cost their start-up more than they save; 3,400
+against 2,640 sets an hour in `bench.ladder`'s one-round sets) or a cluster held open for the
+whole serve.
 
 The result is the table's bullheads summed over the set per seat (each bot holds every hand of
 the deal once, so luck of the deal cancels out), and each seat's faults: rating reads the first,
@@ -125,6 +128,7 @@ async def play_set(
         replace=None,
         standings_every=0,
         concurrency=min(template.concurrency, len(seats)),
+        core_processes=False,  # a handful of games: a core host's start would cost more
     )
     summary = await run_tournament(config, design=SetDesign(seed), venue=venue, stop=stop)
     if summary.interrupted or summary.stored < len(seats):

@@ -6,8 +6,9 @@ jobs anywhere and in any order. `LocalExecutor` plays them on this machine over 
 `arena.tournament.cluster.DaskExecutor` on a Dask cluster's workers, each with a session of its
 own (and `LocalExecutor.play` for each game there). A `Venue` is where a run's games are played:
 `ThisMachine` (its session opened for the run, and in fair mode its core hosts:
-`arena.tournament.hosts.HostsExecutor`, an arena process a core), or a cluster (`arena.tournament.cluster.Cluster`,
-held open by a caller that entered submissions through it, or `ClusterForRun`).
+`arena.tournament.hosts.HostsExecutor`, an arena process a core), or a cluster
+(`arena.tournament.cluster.Cluster`, held open by a caller that entered submissions through it,
+or `ClusterForRun`).
 """
 
 from __future__ import annotations
