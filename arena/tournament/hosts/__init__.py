@@ -32,9 +32,9 @@ fair mode uses), and each host plays that core's games:
   command again to carry on.
 - **Where they are not used**: in shared mode (every seat asked at once: one process serves the
   cores it needs), with one game at a time, with a bot started by hand (it connects to this
-  process) or `--listen`, and with `--no-core-processes`. Each host opens a session of its own (a
-  sandbox probe, a server per bot): a few tenths of a CPU second a host per run, the price of a
-  ladder's short sets too.
+  process) or `--listen`, with `--no-core-processes`, and in a ladder's sets
+  (`arena.ladder.match`). Each host opens a session of its own (a sandbox probe, a server per
+  bot): a few tenths of a CPU second a host per run, more than a set of a few games saves.
 
 Three modules: what the two sides say (`wire.py`), the organizer's side (`executor.py`) and the
 host's (`host.py`, run as `python -m arena.tournament.hosts.host`).
