@@ -209,3 +209,19 @@ def test_an_interrupted_run_stops_its_hosts_each_after_its_bots(
     assert leftovers(*hosts).parents == ()  # each host removed its bots' cgroups itself
     logs = "".join(path.read_text() for path in (output / "logs").glob("*.log"))
     assert "exited with status" in logs  # the bots stopped by their hosts, and said so
+
+
+def test_the_organizer_counts_a_bots_faults_over_every_host(tmp_path: Path) -> None:
+    """A bot that plays a card it does not hold faults at every decision: a host puts it out at
+    the limit, the organizer's referee for the whole tournament, and the other host learns it
+    with its next game (as a cluster's workers do)."""
+    illegal = parse_bot(f"illegal={Path(__file__).parents[1] / 'bots' / 'illegal_card_bot.py'}")
+    bots = (illegal, *(parse_bot(entry) for entry in ENTRIES[:2]))
+    changes = {"bots": bots, "max_faults": 3, "allow_faults": True, "games": 6}
+    summary = asyncio.run(run_tournament(config(tmp_path / "out", **changes)))
+    assert summary.played == 6 and not summary.interrupted
+    lines = {line.bot: line for line in summary.standings.bots}
+    assert lines["illegal"].disqualified
+    assert 3 <= lines["illegal"].faults <= 3 * 2  # at most the limit on each host
+    assert lines["heuristic"].faults == lines["random"].faults == 0
+    assert "is disqualified after" in (tmp_path / "out" / "logs" / "illegal.log").read_text()

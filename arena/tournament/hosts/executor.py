@@ -283,16 +283,18 @@ async def open_hosts(
                     with contextlib.suppress(Exception):
                         await host.close()
             raise
-        for host in hosts:
-            stack.push_async_callback(_close, host, session)
+        stack.push_async_callback(_close, hosts, session)
         yield HostsExecutor(session, hosts)
 
 
-async def _close(host: _Host, session: Session) -> None:
-    """Stop a host; what its bots wrote as they stopped joins this session's bots' lines, which
-    the run stores after its last game."""
-    await host.close()
-    for line in host.lines:
-        bot = session.lobby.bots.get(line.bot)
-        if bot is not None:
-            bot.lines.keep_loose([line])
+async def _close(hosts: Sequence[_Host], session: Session) -> None:
+    """Stop the hosts, all at once (each stops its bots, with their grace); what their bots wrote
+    as they stopped joins this session's bots' lines, which the run stores after its last game."""
+    try:
+        await asyncio.gather(*(host.close() for host in hosts))
+    finally:
+        for host in hosts:
+            for line in host.lines:
+                bot = session.lobby.bots.get(line.bot)
+                if bot is not None:
+                    bot.lines.keep_loose([line])
