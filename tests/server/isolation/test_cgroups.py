@@ -7,6 +7,7 @@ cgroup.kill and cgroup.freeze, the v2 way of stopping a bot)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -218,3 +219,30 @@ def test_a_bot_killed_at_its_memory_limit_says_so(tmp_path: Path) -> None:
         "--memory-mb gives)"
     )
     assert "survived" not in (tmp_path / "bot.log").read_text()
+
+
+def test_a_cgroup_pinned_to_this_threads_own_core_alone_is_known_to_be_beside_it() -> None:
+    """A core host and its bots share one core: a freeze's wait then gives the core up at once
+    (`settle`), where spinning would only keep the bot's last thread from freezing."""
+    cgroups = machine()
+    cores = cgroups.cores()
+    if not cgroups.pinned or len(cores) < 2:
+        pytest.skip("no cpuset, or one core")
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        cgroup = cgroups.child(CgroupLimits())
+        before = os.sched_getaffinity(0)
+        try:
+            cgroup.pin(",".join(map(str, cores)))
+            floating = cgroup.beside_us  # this thread may run on every core: never beside
+            os.sched_setaffinity(0, {cores[0]})
+            cgroup.pin(str(cores[0]))
+            beside = cgroup.beside_us
+            cgroup.pin(str(cores[1]))
+            return floating, beside, cgroup.beside_us
+        finally:
+            os.sched_setaffinity(0, before)
+            cgroup.remove()
+            await cgroups.close()
+
+    assert asyncio.run(scenario()) == (False, True, False)
