@@ -5,28 +5,25 @@ A game is a self-contained job identified by its spec's stable id, so an executo
 jobs anywhere and in any order. `LocalExecutor` plays them on this machine over one arena session;
 `arena.tournament.cluster.DaskExecutor` on a Dask cluster's workers, each with a session of its
 own (and `LocalExecutor.play` for each game there). A `Venue` is where a run's games are played:
-`ThisMachine` (its session opened for the run, and in fair mode its core hosts:
-`arena.tournament.hosts.HostsExecutor`, an arena process a core), or a cluster
-(`arena.tournament.cluster.Cluster`, held open by a caller that entered submissions through it,
-or `ClusterForRun`).
+`arena.tournament.machine.ThisMachine` (its session opened for the run, and in fair mode its core
+hosts: `arena.tournament.hosts`, an arena process a core, whose executor shares `OnThisMachine`
+with `LocalExecutor`), or a cluster (`arena.tournament.cluster.Cluster`, held open by a caller
+that entered submissions through it, or `ClusterForRun`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.server.isolation.fairness import CpuMode
 from arena.server.lobby import Bot
-from arena.server.session import Session, open_session
+from arena.server.session import Session
 from arena.tournament.config import TournamentConfig
-from arena.tournament.hosts.executor import open_hosts, wanted
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import GameOutcome, GameSpec
-from arena.tournament.store import LOGS, WORK
 
 
 @dataclass(frozen=True)
@@ -86,14 +83,12 @@ class Venue(Protocol):
         ...
 
 
-class LocalExecutor:
-    """Plays up to `concurrency` games at once on this machine's arena session."""
+class OnThisMachine:
+    """What the executors of this machine share: the run's arena session, whose bots' referees
+    count the tournament's faults, and whose plan says how the bots run."""
 
-    def __init__(self, session: Session, concurrency: int) -> None:
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    def __init__(self, session: Session) -> None:
         self._session = session
-        self._concurrency = concurrency
 
     @property
     def bots(self) -> Mapping[str, Bot]:
@@ -107,6 +102,16 @@ class LocalExecutor:
     def how_bots_run(self) -> dict[str, Any]:
         """How the session runs the bots (`Sealing.to_dict`, and its CPU plan)."""
         return {**self._session.sealing.to_dict(), "cpu": self._session.cpu.to_dict()}
+
+
+class LocalExecutor(OnThisMachine):
+    """Plays up to `concurrency` games at once on this machine's arena session."""
+
+    def __init__(self, session: Session, concurrency: int) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        super().__init__(session)
+        self._concurrency = concurrency
 
     async def play(self, spec: GameSpec) -> GameOutcome:
         """Play one job."""
@@ -143,49 +148,3 @@ class LocalExecutor:
             for task in running:
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
-
-
-class ThisMachine:
-    """The games on this machine, over one arena session opened for the run."""
-
-    @asynccontextmanager
-    async def executor(
-        self, config: TournamentConfig, observer: Observer
-    ) -> AsyncIterator[Executor]:
-        """The session's executor, or in fair mode its core hosts' (`arena.tournament.hosts`);
-        the organizer is told how the bots are sealed and paced when not in full, and how to
-        start each external bot."""
-        async with open_session(
-            list(config.bots),
-            config.output / LOGS,
-            config.bot_options(),
-            public=config.public(),
-            workdir=config.output / WORK,
-        ) as session:
-            if not (session.sealing.sealed and session.sealing.cgroups):
-                observer.announce(session.sealing.describe())
-            cpu = session.cpu
-            if cpu.note and cpu.asked is not CpuMode.SHARED:  # fair CPU unavailable, or partial
-                observer.announce(cpu.describe())
-            elif cpu.fair and config.concurrency > len(cpu.cores):
-                games = f"{len(cpu.cores)} games at once, not {config.concurrency}"
-                observer.announce(f"{cpu.describe()}: {games}")
-            _hand_out_tokens(session, observer)
-            hosts = wanted(session, config)
-            if not hosts:
-                yield LocalExecutor(session, config.concurrency)
-                return
-            async with open_hosts(session, config, hosts) as executor:
-                yield executor
-
-
-def _hand_out_tokens(session: Session, observer: Observer) -> None:
-    """Tell the organizer how to start each external bot: where to connect, with which token."""
-    address = session.public_address or session.address
-    for bot in session.lobby.bots.values():
-        if bot.spec.argv is None:
-            token = session.lobby.external_token(bot.name)
-            observer.announce(
-                f"start bot {bot.name!r} yourself, within the start-up timeout, with "
-                f"ARENA_ADDRESS={address} ARENA_TOKEN={token}"
-            )

@@ -25,9 +25,10 @@ from typing import Any, Protocol
 
 from arena.server.lobby import Bot
 from arena.tournament.config import ConfigError, TournamentConfig
-from arena.tournament.executor import ThisMachine, Venue, WorkersReport
+from arena.tournament.executor import Venue, WorkersReport
 from arena.tournament.fingerprint import bot_fingerprint, differences, shown_command
 from arena.tournament.folder import hold_output, take_back
+from arena.tournament.machine import ThisMachine
 from arena.tournament.observer import Observer
 from arena.tournament.outcome import Disqualification, GameOutcome, GameSpec
 from arena.tournament.problems import Problems

@@ -12,13 +12,13 @@ import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from arena.errors import MachineError
 from arena.server.botlog import LogLine
 from arena.server.lobby import Bot
 from arena.server.session import Session
 from arena.tournament.config import TournamentConfig
+from arena.tournament.executor import OnThisMachine
 from arena.tournament.hosts.wire import (
     Close,
     Closed,
@@ -208,26 +208,14 @@ def _tail(path: Path) -> str:
     return f"; its last words: {lines[-1].strip()}" if lines else ""
 
 
-class HostsExecutor:
+class HostsExecutor(OnThisMachine):
     """Plays game jobs on the core hosts, one game a host at a time, yielding each outcome as it
-    ends, judged by the organizer's referees (this process's session's bots)."""
+    ends, judged by the organizer's referees (this process's session's bots); the run's bots are
+    recorded as that session runs them, on all of the run's cores."""
 
     def __init__(self, session: Session, hosts: Sequence[_Host]) -> None:
-        self._session = session
+        super().__init__(session)
         self._hosts = tuple(hosts)
-
-    @property
-    def bots(self) -> Mapping[str, Bot]:
-        """The organizer's bots: their referees count the tournament's faults."""
-        return self._session.lobby.bots
-
-    def report(self) -> None:
-        """One machine: nothing to report."""
-        return None
-
-    def how_bots_run(self) -> dict[str, Any]:
-        """How the bots run: as one session would run them on all of the run's cores."""
-        return {**self._session.sealing.to_dict(), "cpu": self._session.cpu.to_dict()}
 
     async def run(self, jobs: Sequence[GameSpec]) -> AsyncIterator[GameOutcome]:
         """Play every job, each host taking its next as it finishes one (`pick`); closing the
