@@ -29,7 +29,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, REPLAYS, WORK
-from tests.server.isolation.leftovers import HOST, clear, leftovers, running
+from tests.server.isolation.leftovers import clear, leftovers, running, with_hosts
 from tests.tournament.test_run import results, stored
 
 pytestmark = pytest.mark.integration
@@ -52,16 +52,8 @@ def fair_on_two_cores() -> None:
 
 
 def hosts_of(pid: int) -> list[int]:
-    """The core hosts the arena of `pid` started (its children that run `HOST`)."""
-    found = []
-    for info in processes():
-        if info.ppid == pid:
-            try:
-                if HOST.encode() in Path(f"/proc/{info.pid}/cmdline").read_bytes():
-                    found.append(info.pid)
-            except OSError:
-                continue
-    return found
+    """The core hosts the arena of `pid` started."""
+    return sorted(with_hosts(pid) - {pid})
 
 
 def descendants(pid: int) -> list[int]:
@@ -157,24 +149,26 @@ def started() -> Iterator[list[subprocess.Popen[str]]]:
     clear(*seen, *(run.pid for run in runs))
 
 
-def wait_for_games(run: subprocess.Popen[str], database: Path, games: int) -> list[int]:
-    """Wait until `games` are stored; the run's core hosts then."""
+def under_way(tmp_path: Path, started: list[subprocess.Popen[str]]) -> tuple[Path, list[int]]:
+    """A run of 300 one-round games with 3 stored: its folder and its two core hosts."""
+    output = tmp_path / "out"
+    run = arena_run(output, 300)
+    started.append(run)
     give_up = time.monotonic() + PATIENCE
-    while stored(database) < games:
+    while stored(output / DATABASE) < 3:
         assert run.poll() is None, run.communicate()[1]
         assert time.monotonic() < give_up, "no games stored"
         time.sleep(0.05)
-    return hosts_of(run.pid)
+    hosts = hosts_of(run.pid)
+    assert len(hosts) == 2
+    return output, hosts
 
 
 def test_a_host_killed_mid_run_ends_it_in_one_line_and_the_resume_completes(
     tmp_path: Path, started: list[subprocess.Popen[str]]
 ) -> None:
-    output = tmp_path / "out"
-    run = arena_run(output, 300)
-    started.append(run)
-    hosts = wait_for_games(run, output / DATABASE, 3)
-    assert len(hosts) == 2
+    output, hosts = under_way(tmp_path, started)
+    run = started[0]
     os.kill(hosts[0], signal.SIGKILL)
     _, err = run.communicate(timeout=PATIENCE)
     assert run.returncode == 2, err
@@ -196,11 +190,8 @@ def test_a_host_killed_mid_run_ends_it_in_one_line_and_the_resume_completes(
 def test_an_interrupted_run_stops_its_hosts_each_after_its_bots(
     tmp_path: Path, started: list[subprocess.Popen[str]]
 ) -> None:
-    output = tmp_path / "out"
-    run = arena_run(output, 300)
-    started.append(run)
-    hosts = wait_for_games(run, output / DATABASE, 3)
-    assert len(hosts) == 2
+    output, hosts = under_way(tmp_path, started)
+    run = started[0]
     os.killpg(run.pid, signal.SIGINT)  # the terminal's Ctrl-C: hosts are not in its group
     _, err = run.communicate(timeout=PATIENCE)
     assert run.returncode == 130, err
