@@ -42,6 +42,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from arena.errors import MachineError
@@ -56,6 +57,7 @@ from arena.server.isolation.cgroupfs import (
     subdirectories,
     write,
 )
+from arena.server.isolation.freezing import SETTLE, wait_frozen
 from arena.server.isolation.procfs import process
 
 ROOT = Path("/sys/fs/cgroup")
@@ -75,8 +77,7 @@ EQUAL_WEIGHT = 100
 under contention every bot process gets the same share of the cores, whatever its niceness."""
 PREFIX = "arena-"
 """The name of a run's parent: `arena-<pid>-<random>`."""
-_SETTLE = 0.01
-"""Seconds between looks at a cgroup that is freezing or emptying."""
+_SETTLE = SETTLE
 _PATIENCE = 5.0
 """Seconds a cgroup may take to freeze or to empty once killed."""
 _KILL_FREEZE = 0.1
@@ -92,20 +93,6 @@ the last one thaws, and each switch patches the kernel's code on every core (tex
 an IPI to each): the most of a freeze and a thaw's cost (about 200 us of 335) whenever no other
 cgroup on the machine was frozen, as at a 2-seat table or in the bench's freeze cycles. With
 one cgroup always frozen the key never switches: a bot's freeze and thaw only count it."""
-_NAPS = (20e-6, 40e-6, 80e-6)
-"""Seconds of the first pauses between looks at a v1 freezer, in which the arena's thread
-sleeps (`time.sleep`), the event loop with it. A bot's last thread freezes only once it is
-scheduled, often on the core the arena's thread is running on: the arena must get off it, and
-the event loop's own timers cannot wait less than epoll's millisecond, ten times what the bot
-needs (measured: half of the freezes not done at the next decision, each then a millisecond
-late). With `_SPIN`'s looks before them, under half a millisecond at most here (timer slack
-included): below `clock.STALL`, which a stall of the arena's loop must pass before a bot's
-deadline is put off by it."""
-_SPIN = 60e-6
-"""Seconds of looks one after another before the naps: from another core an idle bot's freeze
-is done 30 to 60 us after its write, but a 20 us nap takes about 100 here (timer slack, a
-virtual machine's timer); quiet, an idle thaw and freeze took 160 us with naps alone, 66 with
-the looks first, for less CPU (bench/NOTES.md). On the bot's own core only the naps help."""
 FREEZE_PATIENCE = 1.0
 """Seconds `BotCgroup.freeze` waits for every member to be frozen: a member that is running
 freezes as soon as the kernel next schedules it, within milliseconds even when it has many busy
@@ -262,45 +249,14 @@ class BotCgroup:
         return self._frozen_now()
 
     async def settle(self, patience: float = FREEZE_PATIENCE) -> bool:
-        """Wait until the freeze begun last (`begin_freeze`) is done; True once it is, False
-        without a freezer or if it is not after `patience` seconds. v1 says nothing of it. v2
-        notifies a change of `cgroup.events`, but the kernel sends a cgroup file's notices
-        at most once every 10 to 20 ms (its rate limit), where an idle bot freezes in tens of
-        microseconds: waiting for the notice alone, up to 40% of its freezes took 20 ms
-        (bench/NOTES.md, issue 23). So either is looked at again after a turn of the event
-        loop, then again and again for a few tens of microseconds (`_SPIN`), then after a few
-        naps of the arena's own thread (`_NAPS`), then at growing pauses of the event loop,
-        which v2's notice ends early. A bot on this thread's own core (`beside_us`: a core
-        host's) freezes only once we get off the core, so there the looks one after another
-        are a yield of the core instead (60 us of spinning for nothing, in half the decisions:
-        bench/NOTES.md)."""
+        """Wait until the freeze begun last (`begin_freeze`) is done (`freezing.wait_frozen`:
+        how, and why so); True once it is, False without a freezer or if it is not after
+        `patience` seconds."""
         if self._look is None:
             return False
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + patience
         events = self._cached("cgroup.events") if self.version == 2 else None
-        waits, pause = 0, 0.0002
-        while not self._frozen_now():
-            left = give_up - loop.time()
-            if left <= 0:
-                return False
-            waits += 1
-            if waits == 1:
-                await asyncio.sleep(0)  # a turn of the loop
-                if self.beside_us:  # its last thread runs once we get off the core: at once
-                    os.sched_yield()
-                    continue
-                until = time.perf_counter() + _SPIN
-                while time.perf_counter() < until:  # looks one after another
-                    if self._frozen_now():
-                        return True
-            elif waits <= 1 + len(_NAPS):
-                time.sleep(_NAPS[waits - 2])  # blocks the loop, for a few tens of microseconds
-            else:
-                if events is None or not await self._files.changed(events, min(pause, left)):
-                    await asyncio.sleep(min(pause, left))
-                pause = min(_SETTLE, pause * 2)
-        return True
+        notice = None if events is None else partial(self._files.changed, events)
+        return await wait_frozen(self._frozen_now, patience, self.beside_us, notice)
 
     def _frozen_now(self) -> bool:
         try:

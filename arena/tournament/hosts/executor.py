@@ -104,6 +104,9 @@ class _Host:
                     stderr=errors,
                     start_new_session=True,  # the terminal's Ctrl-C is the organizer's to handle
                 )
+        except BaseException:
+            mine.close()
+            raise
         finally:
             theirs.close()
         host = cls(core, process, stderr)
