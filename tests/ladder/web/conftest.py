@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from arena.ladder.authors import hash_token, new_token
 from arena.ladder.benching import bench, restore
 from arena.ladder.db import repository
-from arena.ladder.db.engine import open_database
+from arena.ladder.db.engine import open_database, write_first
 from arena.ladder.db.models import SetSeat, Version
 from arena.ladder.loop import record_set
 from arena.ladder.match import SetResult
@@ -94,22 +94,35 @@ class PagesLadder:
             engine.dispose()
 
 
+@contextlib.contextmanager
+def writing(folder: Path) -> Iterator[Session]:
+    """A session on the ladder's database whose transaction begins as a writer's
+    (`write_first`), committed on leaving: the served ladder's match loop writes meanwhile, and
+    a transaction that reads first and writes later fails at once ("database is locked")
+    whenever the loop committed in between."""
+    engine = open_database(folder)
+    try:
+        with Session(engine) as db:
+            write_first(db)
+            yield db
+            db.commit()
+    finally:
+        engine.dispose()
+
+
 def add_version(folder: Path, author: str, bot: str, sample: str | Path, token: str | None) -> int:
     """A vetted version of sample bot `sample` (or the bot file it names) as `author`'s bot
     `bot`, in placement (the author made with `token` if they are new): its id."""
-    engine = open_database(folder)
-    try:
-        with Session(engine) as db, db.begin():
-            found = repository.author_named(db, author)
-            if found is None:
-                assert token is not None
-                found = repository.add_author(db, author, hash_token(token))
-            version = repository.add_version(
-                db, found, bot, "0" * 64, VersionStatus.PLACEMENT, initial()
-            )
-            made = version.id
-    finally:
-        engine.dispose()
+    with writing(folder) as db:
+        found = repository.author_named(db, author)
+        if found is None:
+            assert token is not None
+            found = repository.add_author(db, author, hash_token(token))
+        version = repository.add_version(
+            db, found, bot, "0" * 64, VersionStatus.PLACEMENT, initial()
+        )
+        db.flush()
+        made = version.id
     lay_out_build(folder, made, bot, sample)
     return made
 
@@ -139,14 +152,10 @@ def seed_hostile(folder: Path, settings: LadderSettings) -> dict[str, str]:
 def set_playing(folder: Path, version: int, playing: bool) -> None:
     """Bench `version` (`playing` False: for `RESTS`), or put it back in play, in placement, as
     the organizer's button does (without the organizer's record), straight in the database."""
-    engine = open_database(folder)
-    try:
-        with Session(engine) as db, db.begin():
-            found = db.get_one(Version, version)
-            changed = restore(found) if playing else bench(found, RESTS)
-            assert changed, f"version {version} is {found.status}: it cannot be {playing=}"
-    finally:
-        engine.dispose()
+    with writing(folder) as db:
+        found = db.get_one(Version, version)
+        changed = restore(found) if playing else bench(found, RESTS)
+        assert changed, f"version {version} is {found.status}: it cannot be {playing=}"
 
 
 def samples_ladder(

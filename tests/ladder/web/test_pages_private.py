@@ -32,11 +32,9 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy.orm import Session
 
 from arena.ladder.authors import hash_token, new_token
 from arena.ladder.db import repository
-from arena.ladder.db.engine import open_database
 from tests.browser import PHONE, assert_fits, count_scripts, script_attributes
 from tests.ladder.serving import BOTS, PATIENCE, arena, make_ladder, serving
 from tests.ladder.web.conftest import (
@@ -47,6 +45,7 @@ from tests.ladder.web.conftest import (
     add_version,
     seed_hostile,
     set_playing,
+    writing,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
@@ -79,12 +78,8 @@ class Private:
 def add_author(folder: Path, name: str, organizer: bool = False) -> str:
     """An author written into the served ladder's database: their token."""
     token = new_token()
-    engine = open_database(folder)
-    try:
-        with Session(engine) as db, db.begin():
-            repository.add_author(db, name, hash_token(token), organizer)
-    finally:
-        engine.dispose()
+    with writing(folder) as db:
+        repository.add_author(db, name, hash_token(token), organizer)
     return token
 
 
