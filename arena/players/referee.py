@@ -45,10 +45,13 @@ FAILED_STARTS = 2
 @dataclass(frozen=True)
 class Conduct:
     """What a referee's record is worth to another referee of the same bot (a cluster's worker
-    plays under the organizer's): its faults so far, and why it is out (empty while it plays)."""
+    or a core host plays under the organizer's): its faults so far, why it is out (empty while
+    it plays), and its failed starts in a row."""
 
     faults: int = 0
     disqualified: str = ""
+    failed_starts: int = 0
+    """So that `FAILED_STARTS` counts over every arena that starts the bot, not on each."""
 
 
 @dataclass
@@ -133,21 +136,32 @@ class Referee:
 
     def conduct(self) -> Conduct:
         """The record to send to another referee of this bot (a worker's, before a game)."""
-        return Conduct(self.faults, self.disqualified)
+        return Conduct(self.faults, self.disqualified, self.failed_starts)
 
     def take(self, conduct: Conduct) -> bool:
         """Play on under another referee's record (on a worker, the organizer's): the larger
-        fault count, its disqualification; True if that put the bot out here."""
+        fault count, its failed starts in a row, its disqualification; True if that put the
+        bot out here."""
         self.faults = max(self.faults, conduct.faults)
+        self.failed_starts = max(self.failed_starts, conduct.failed_starts)
         return bool(conduct.disqualified) and self.disqualify(conduct.disqualified)
 
-    def judge(self, faults: Sequence[Fault], conduct: Conduct) -> bool:
-        """A game played under another referee (a worker's): charge its faults of this bot
-        here, then take that referee's disqualification by the game's end (failed starts, a
-        crash); True if either put the bot out."""
+    def judge(self, faults: Sequence[Fault], conduct: Conduct, sent: Conduct | None = None) -> bool:
+        """A game played under another referee (a worker's), which was `sent` this referee's
+        record with it: charge its faults of this bot here; count its failed starts there since
+        (none once it started there: the run of them ends), so that two arenas failing at once
+        make two in a row, as one arena's would; then take its disqualification by the game's
+        end (failed starts, a crash); True if any of these put the bot out."""
         out = False
         for fault in faults:
             out = self.charge(fault) is not None or out
+        failed = conduct.failed_starts - (sent.failed_starts if sent is not None else 0)
+        if not conduct.failed_starts:
+            self.failed_starts = 0
+        elif failed > 0:
+            self.failed_starts += failed
+            if self.failed_starts >= FAILED_STARTS:
+                out = self.disqualify("is disqualified: it failed to start twice in a row") or out
         if conduct.disqualified:
             out = self.disqualify(conduct.disqualified) or out
         return out

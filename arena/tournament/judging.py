@@ -37,12 +37,14 @@ def judge(
     bots: Mapping[str, Bot],
     outcome: GameOutcome,
     there: Mapping[str, Conduct],
+    sent: Mapping[str, Conduct] | None = None,
     *,
     shared_logs: bool = False,
 ) -> GameOutcome:
-    """The outcome as the tournament counts it: its faults charged to the organizer's referees
-    (`bots`), the other arena's disqualifications by the game's end (`there`, by name) taken,
-    and the bots disqualified by its end as they say.
+    """The outcome as the tournament counts it: its faults and failed starts charged to the
+    organizer's referees (`bots`; `sent`, by name, the record that went out with the game, so
+    that only the failed starts since count), the other arena's disqualifications by the
+    game's end (`there`, by name) taken, and the bots disqualified by its end as they say.
 
     A bot put out is said to be in its log. With `shared_logs` (the other arena writes the same
     log files, and notes what its own referee saw) only what the organizer alone saw is noted,
@@ -52,7 +54,8 @@ def judge(
     for name in seats:
         bot = bots[name]
         conduct = there.get(name, Conduct())
-        put_out = bot.referee.judge(outcome.faults_of(name), conduct)
+        before = sent.get(name) if sent is not None else None
+        put_out = bot.referee.judge(outcome.faults_of(name), conduct, before)
         if shared_logs:
             bot.note_out(put_out and not conduct.disqualified)
             logs += tuple(bot.lines.take_loose())

@@ -202,7 +202,7 @@ def test_a_worker_plays_under_the_organizers_record() -> None:
     organizer.resume(2)
     worker.resume(1)
     sent = pickle.loads(pickle.dumps(organizer.conduct()))  # it travels to the worker
-    assert sent == Conduct(2, "")
+    assert sent == Conduct(2, "", 0)
     assert not worker.take(sent)
     assert worker.faults == 2
     worker.resume(2)  # a game of its own, not yet judged by the organizer
@@ -225,6 +225,28 @@ def test_the_organizer_judges_a_workers_game_once() -> None:
     started = Referee("dan", 3)
     assert started.judge([], Conduct(0, "is disqualified: it failed to start twice in a row"))
     assert started.faults == 0 and started.disqualified.endswith("twice in a row")
+
+
+def test_failed_starts_in_a_row_count_over_every_arena_that_starts_the_bot() -> None:
+    """Two core hosts (or workers) that each fail to start a bot in games played at once make
+    two failed starts in a row, as one arena's two games would: the organizer puts it out; and
+    a start that works anywhere ends a run of them."""
+    organizer, first, second = Referee("eve", 0), Referee("eve", 0), Referee("eve", 0)
+    sent = pickle.loads(pickle.dumps(organizer.conduct()))  # both games go out at once
+    for host in (first, second):
+        host.take(sent)
+        assert not host.failed_start()
+    assert not organizer.judge([], first.conduct(), sent)
+    assert organizer.failed_starts == 1
+    assert organizer.judge([], second.conduct(), sent)
+    assert organizer.disqualified.endswith("failed to start twice in a row")
+    lucky, host = Referee("fay", 0), Referee("fay", 0)
+    host.failed_start()
+    assert not lucky.judge([], host.conduct(), Conduct()) and lucky.failed_starts == 1
+    echoed = lucky.conduct()  # a game where its process was already up: no start, no failure
+    assert not lucky.judge([], echoed, echoed) and lucky.failed_starts == 1
+    host.started()
+    assert not lucky.judge([], host.conduct(), echoed) and lucky.failed_starts == 0
 
 
 def test_the_game_that_put_a_bot_out_is_the_one_holding_its_last_straw() -> None:

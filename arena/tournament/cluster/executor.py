@@ -8,12 +8,12 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from distributed import Future, as_completed
 
-from arena.players import Referee
+from arena.players import Conduct, Referee
 from arena.server.lobby import Bot
 from arena.tournament.cluster.organizer import POLL, Cluster, ClusterError, WorkerGone
 from arena.tournament.cluster.worker import Played, Unfit, _play, _ready
@@ -35,6 +35,8 @@ class _Game:
 
     spec: GameSpec
     attempts: int = 1
+    sent: dict[str, Conduct] = field(default_factory=dict)
+    """The organizer's record of its seats' bots, as it went out with its last submission."""
 
 
 class DaskExecutor:
@@ -223,7 +225,7 @@ class DaskExecutor:
                 finished.add(played.outcome.game_id)
                 self._games[played.address] = self._games.get(played.address, 0) + 1
                 self.labels.setdefault(played.address, played.label)
-                yield judge(self.bots, played.outcome, played.conduct)
+                yield judge(self.bots, played.outcome, played.conduct, game.sent)
             await self._look()  # a worker lost in the last moments is reported too
         finally:
             if running:
@@ -232,7 +234,7 @@ class DaskExecutor:
 
     def _submit(self, game: _Game) -> Future[Played]:
         spec = game.spec
-        state = conducts(self.bots, spec.seats)
+        state = game.sent = conducts(self.bots, spec.seats)
         restrict: list[str] | None = None
         if self._unfit:
             restrict = sorted(self._fit)

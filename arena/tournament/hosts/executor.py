@@ -240,7 +240,8 @@ class HostsExecutor(OnThisMachine):
                 for task in sorted(done, key=running.__getitem__):
                     idle.append(running.pop(task))
                     played = task.result()
-                    yield judge(self.bots, played.outcome, played.conduct, shared_logs=True)
+                    outcome, there, sent = played.outcome, played.conduct, played.sent
+                    yield judge(self.bots, outcome, there, sent, shared_logs=True)
         finally:
             for task in running:
                 task.cancel()

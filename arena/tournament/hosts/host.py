@@ -113,7 +113,7 @@ async def _play(executor: LocalExecutor, play: Play) -> Played | Failed:
     except Exception as error:
         traceback.print_exc()
         return Failed(_line(error))
-    return Played(outcome, conducts(bots, play.spec.seats))
+    return Played(outcome, conducts(bots, play.spec.seats), play.state)
 
 
 async def _unless_told(

@@ -65,10 +65,12 @@ class Play:
 
 @dataclass(frozen=True)
 class Played:
-    """A game played: its outcome, and its seats' conduct there by its end."""
+    """A game played: its outcome, and its seats' conduct there by its end (`sent`: the
+    organizer's record it was played under, handed back)."""
 
     outcome: GameOutcome
     conduct: dict[str, Conduct]
+    sent: dict[str, Conduct]
 
 
 @dataclass(frozen=True)
