@@ -23,8 +23,9 @@ the games of a worker that is lost.
   whatever executor. Seeds come from the schedule, never from where or when a game ran.
 - **The referees stay with the organizer**: each outcome's faults are charged to the organizer's
   referee of each bot, which disqualifies at `--max-faults` for the whole tournament; each game
-  carries its seats' fault counts and disqualifications to the worker, so a bot put out on one
-  worker is out on all of them from their next game.
+  carries its seats' fault counts, failed starts in a row and disqualifications to the worker
+  (`arena.tournament.judging`), so a bot put out on one worker is out on all of them from their
+  next game.
 - **Secure by default**: `tls://` uses Dask's TLS with the organizer's certificate, key and CA
   (`--cluster-cert`, `--cluster-key`, `--cluster-ca`); `tcp://` beyond loopback needs
   `--insecure`, as `--listen` does. `--workers N` runs a local cluster on loopback.
