@@ -114,9 +114,8 @@ async def tournament(
         def progress(done: int, total: int) -> None:
             if done in (warm, total):
                 marks["warm" if done == warm else "end"] = time.perf_counter()
-                own[done == total] = time.process_time()
-                if cluster is None:  # the local executor's core hosts are the arena too
-                    own[done == total] += arena_and_bots(os.getpid())[0]
+                local = cluster is None  # on this machine, the core hosts are the arena too
+                own[done == total] = arena_and_bots()[0] if local else time.process_time()
                 if cluster is not None:
                     pending.append(asyncio.ensure_future(cluster.client.run(_worker_usage)))
 

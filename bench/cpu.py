@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from arena.server.isolation.procfs import process, processes
@@ -21,20 +22,24 @@ def children(pid: int) -> list[int]:
     return [p.pid for p in processes() if p.ppid == pid]
 
 
-def children_cpu(pid: int) -> dict[int, float]:
-    """CPU seconds so far of each descendant of `pid` (a sealed bot runs below its sandbox,
-    and the launch step's process becomes the sandbox), by process id."""
+def descendants(pid: int) -> list[int]:
+    """Every descendant of `pid` (a sealed bot runs below its sandbox, and the launch step's
+    process becomes the sandbox), parents before their children."""
     below: dict[int, list[int]] = {}
     for info in processes():
         below.setdefault(info.ppid, []).append(info.pid)
-    found: dict[int, float] = {}
+    found: list[int] = []
     todo = list(below.get(pid, []))
     while todo:
         child = todo.pop()
-        if child not in found:
-            found[child] = process_cpu(child)
-            todo.extend(below.get(child, []))
+        found.append(child)
+        todo.extend(below.get(child, []))
     return found
+
+
+def children_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds so far of each descendant of `pid`, by process id."""
+    return {child: process_cpu(child) for child in descendants(pid)}
 
 
 HOST = "arena.tournament.hosts.host"
@@ -50,12 +55,13 @@ def is_host(pid: int) -> bool:
         return False
 
 
-def arena_and_bots(pid: int) -> tuple[float, dict[int, float]]:
-    """The CPU seconds so far of the arena `pid` (this process) with its core hosts, and of each
-    other descendant (its bots, their sandboxes), by process id."""
-    arena = 0.0
+def arena_and_bots() -> tuple[float, dict[int, float]]:
+    """The CPU seconds so far of the arena, this process (`time.process_time`) and its core
+    hosts, and of each other descendant of this process (its bots, their sandboxes), by process
+    id."""
+    arena = time.process_time()
     bots: dict[int, float] = {}
-    for child, used in children_cpu(pid).items():
+    for child, used in children_cpu(os.getpid()).items():
         if is_host(child):
             arena += used
         else:

@@ -139,8 +139,8 @@ async def tournament(
     def progress(done: int, total: int) -> None:
         if done in (warm, total):
             finished[done == total] = time.perf_counter()
-            hosts, bots = arena_and_bots(os.getpid())
-            cpu.append((time.process_time() + hosts, bots, reaped_cpu()))
+            arena, bots = arena_and_bots()
+            cpu.append((arena, bots, reaped_cpu()))
             peaks.update(hosts_peak_memory(os.getpid()))  # high-water marks: the last look counts
 
     def saved(outcome: GameOutcome) -> None:

@@ -90,7 +90,7 @@ async def rate(
     def saved(outcome: GameOutcome) -> None:
         ended.append((time.perf_counter(), len(outcome.times)))
         if len(ended) in (warm, games):
-            used.append(time.process_time() + arena_and_bots(os.getpid())[0])
+            used.append(arena_and_bots()[0])
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-fair-") as scratch:
         config = TournamentConfig(

@@ -22,13 +22,13 @@ import pytest
 
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.isolate import isolate
-from arena.server.isolation.procfs import processes
 from arena.server.isolation.sandbox import SandboxMode
 from arena.server.specs import parse_bot
 from arena.tournament.config import TournamentConfig
 from arena.tournament.observer import Observer
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import DATABASE, REPLAYS, WORK
+from bench.cpu import descendants
 from tests.server.isolation.leftovers import clear, leftovers, running, with_hosts
 from tests.tournament.test_run import results, stored
 
@@ -54,18 +54,6 @@ def fair_on_two_cores() -> None:
 def hosts_of(pid: int) -> list[int]:
     """The core hosts the arena of `pid` started."""
     return sorted(with_hosts(pid) - {pid})
-
-
-def descendants(pid: int) -> list[int]:
-    below: dict[int, list[int]] = {}
-    for info in processes():
-        below.setdefault(info.ppid, []).append(info.pid)
-    found, todo = [], list(below.get(pid, []))
-    while todo:
-        child = todo.pop()
-        found.append(child)
-        todo.extend(below.get(child, []))
-    return found
 
 
 def config(output: Path, **changes: object) -> TournamentConfig:

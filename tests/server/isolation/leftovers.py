@@ -21,16 +21,15 @@ import pytest
 from arena.server.isolation.cgroups import PREFIX
 from arena.server.isolation.fairness import CpuMode
 from arena.server.isolation.isolate import isolate
-from arena.server.isolation.procfs import process, processes
+from arena.server.isolation.procfs import process
 from arena.server.isolation.sandbox import SandboxMode
+from bench.cpu import children, is_host
 
 ARENA = Path(sys.executable).with_name("arena")
 """The `arena` command of the arena's environment."""
 BOTS = Path(__file__).parents[3] / "sample_bots" / "python"
 PATIENCE = 180.0
 """Seconds a loaded machine may take to get a game under way (a bound, not a measurement)."""
-HOST = "arena.tournament.hosts.host"
-"""The module a core host runs."""
 _DEPTH = 6
 """How deep under a mount run parents are looked for (under the arena's own cgroup)."""
 
@@ -47,11 +46,6 @@ class Leftovers:
     `frozen 1`)."""
     arenas: frozenset[int] = frozenset()
     """The arena processes looked at: an arena and its core hosts."""
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is `pid`."""
-    return [info.pid for info in processes() if info.ppid == pid]
 
 
 def mounts() -> list[Path]:
@@ -84,13 +78,8 @@ def _walk(folder: Path, prefix: str, depth: int, found: list[Path]) -> None:
 
 
 def with_hosts(pid: int) -> frozenset[int]:
-    """The arena of `pid` and its core hosts (its children that run `HOST`)."""
-    hosts = set()
-    for child in children(pid):
-        with contextlib.suppress(OSError):
-            if HOST.encode() in Path(f"/proc/{child}/cmdline").read_bytes():
-                hosts.add(child)
-    return frozenset({pid, *hosts})
+    """The arena of `pid` and its core hosts (`bench.cpu.is_host`)."""
+    return frozenset({pid, *(child for child in children(pid) if is_host(child))})
 
 
 def leftovers(*arenas: int) -> Leftovers:
