@@ -64,9 +64,9 @@ def test_a_host_with_none_of_its_rotations_left_takes_the_first_game_waiting() -
     assert pick(pending, 1, 3) == 0
 
 
-def session(fair: bool, cores: tuple[int, ...]) -> Session:
+def session(fair: bool, cores: tuple[int, ...], address: str = "") -> Session:
     plan = CpuPlan(CpuMode.AUTO, fair, cores if fair else ())
-    return cast(Session, SimpleNamespace(cpu=plan))
+    return cast(Session, SimpleNamespace(cpu=plan, address=address))
 
 
 def config(tmp_path: Path, **changes: Any) -> TournamentConfig:
@@ -82,8 +82,8 @@ def test_hosts_are_used_in_fair_mode_with_two_games_or_more_at_once(tmp_path: Pa
     assert wanted(session(True, (0,)), config(tmp_path)) == 0  # one core: one game at a time
     assert wanted(session(False, ()), config(tmp_path)) == 0  # shared mode
     assert wanted(session(True, (0, 1)), config(tmp_path, core_processes=False)) == 0
-    external = (*config(tmp_path).bots, BotSpec("mine", None))
-    assert wanted(session(True, (0, 1)), config(tmp_path, bots=external, players=3)) == 0
+    here = session(True, (0, 1), "127.0.0.1:7000")  # bots started by hand connect here
+    assert wanted(here, config(tmp_path)) == 0
 
 
 async def pair() -> tuple[

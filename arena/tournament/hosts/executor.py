@@ -51,11 +51,10 @@ class HostError(MachineError):
 def wanted(session: Session, config: TournamentConfig) -> int:
     """How many core hosts the run's games are played on: one a core of fair mode's, as many as
     games are played at once; 0 (all in this process) where fewer than two games are played at
-    once, in shared mode, where a bot is started by hand (it connects to this process), or
-    where the organizer said `--no-core-processes`."""
-    if not (config.core_processes and session.cpu.fair) or config.public() is not None:
-        return 0
-    if any(spec.argv is None for spec in config.bots):
+    once, in shared mode, where bots connect to this process's own server (one started by
+    hand, or `--listen`: the session has an address), or where the organizer said
+    `--no-core-processes`."""
+    if not (config.core_processes and session.cpu.fair) or session.address:
         return 0
     count = min(config.concurrency, len(session.cpu.cores))
     return count if count >= 2 else 0
